@@ -23,7 +23,7 @@ if [[ ! -f $build_dir/build.ninja ]]; then
     -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
 fi
-tools=(cgc-run cgc-import)
+tools=(cgc-run cgc-compile cgc-import)
 cmake --build "$build_dir" --parallel "$(nproc)" --target "${tools[@]}" cgc-api cgc-driver-cpu
 
 rm -rf "$bundle"

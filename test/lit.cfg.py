@@ -22,6 +22,9 @@ if os.path.exists(os.path.join(config.cgc_tools_dir, "cgc-import")):
     if os.path.exists(os.path.join(config.cgc_tools_dir, "cgc-run")):
         config.available_features.add("cgc-run")
         llvm_config.add_tool_substitutions(["cgc-run"], [config.cgc_tools_dir])
+    if os.path.exists(os.path.join(config.cgc_tools_dir, "cgc-compile")):
+        config.available_features.add("cgc-compile")
+        llvm_config.add_tool_substitutions(["cgc-compile"], [config.cgc_tools_dir])
 # The conformance runner's own tests copy ONNX's backend test data.
 if os.path.exists(os.path.join(config.cgc_tools_dir, "cgc-onnx-conformance")) and \
         os.path.isdir(os.path.join(config.onnx_test_data, "node")):

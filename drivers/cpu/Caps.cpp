@@ -3,9 +3,10 @@
 // Programs tier 2.0 (device-address and CPU-data bindings). Interfaces: the
 // driver compiles CGC_SUBGRAPH_PARTITION; answers declaration requests with
 // its patterns (Patterns.mlir, embedded at build time); and answers
-// specialization requests with the subgraphs it can implement, that is those
-// whose layers all have kernels (or whose definition the fused convolution
-// kernel covers).
+// specialization requests with the subgraphs a fused kernel implements
+// whole. A match it rejects goes, layer by layer, to the fallback target,
+// whose one-layer subgraphs this same driver compiles with its per-layer
+// kernels: partitions are compiled whatever their subgraphs' origin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +88,10 @@ CgcStatus declarePatterns(Device &device, const CgcFeatureDataMlirExchange &exch
 }
 
 /// Answers a CGC_SUBGRAPH_SPECIALIZATION_REQUEST: a CGC_SUBGRAPH_SPECIALIZATION
-/// container holding the requested subgraphs this driver implements.
+/// container holding the requested subgraphs one fused kernel implements.
+/// Accepting a subgraph the driver would run layer by layer would gain
+/// nothing over the fallback target's one-layer subgraphs and would hide
+/// from the compiler that the pattern promised more than the kernel does.
 CgcStatus specializeSubgraphs(Device &device, const CgcFeatureDataMlirExchange &exchange,
                               std::string &reply) {
   IRContext context;
@@ -111,10 +115,10 @@ CgcStatus specializeSubgraphs(Device &device, const CgcFeatureDataMlirExchange &
   // compiler sends the others to a fallback target.
   for (SubgraphOp subgraph : cast<ModuleOp>(*request).getBodyBlock()->getOps<SubgraphOp>()) {
     llvm::Expected<LoweredSubgraph> lowered = lowerSubgraph(subgraph);
-    if (lowered)
-      builder.clone(*subgraph.getOperation());
-    else
+    if (!lowered)
       llvm::consumeError(lowered.takeError());
+    else if (lowered->isFused)
+      builder.clone(*subgraph.getOperation());
   }
   llvm::raw_string_ostream os(reply);
   if (failed(interchange::writeContainer(*answer, Interface::SubgraphSpecialization, os)))

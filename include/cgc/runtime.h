@@ -1,7 +1,8 @@
 /*===- runtime.h - the OpenCGC runtime (Session), in C ------------*- C -*-===//
  *
- * Runs a model through the device API: load (Input IR is compiled by the
- * baseline pipeline), compile every partition, bind weights from a
+ * Runs a model through the device API: load (Input IR is compiled for the
+ * device: its driver's patterns, partitions, a planned scratch buffer),
+ * compile every partition, bind weights from a
  * safetensors file, run on host tensors. The C face of
  * cgc/Runtime/Session.h, for bindings to other languages.
  *
@@ -53,6 +54,13 @@ typedef enum CgcDataType {
 typedef enum CgcSessionFlags {
   CGC_SESSION_FLAG_NONE = 0,
   CGC_SESSION_FLAG_DEBUG_LAYER = 1u << 0, /* validate every device API call */
+  /* Compile Input IR with the baseline pipeline (one subgraph per layer, one
+   * partition, no memory reuse): the reference the compiler is checked against. */
+  CGC_SESSION_FLAG_BASELINE_COMPILER = 1u << 1,
+  /* Let the compiler place inputs in the scratch buffer (less device memory). */
+  CGC_SESSION_FLAG_INPUTS_IN_SCRATCH = 1u << 2,
+  /* One partition per subgraph instead of one per run of the device's subgraphs. */
+  CGC_SESSION_FLAG_PARTITION_PER_SUBGRAPH = 1u << 3,
 } CgcSessionFlags;
 
 typedef struct CgcSessionDesc {

@@ -2,9 +2,10 @@
 
 #include "ProgramPlan.h"
 
+#include "CompileModel.h"
 #include "Files.h"
 
-#include "cgc/Compiler/Passes.h"
+#include "cgc/Compiler/Compiler.h"
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 #include "cgc/InitAllDialects.h"
 #include "cgc/Interchange/ModuleIO.h"
@@ -15,7 +16,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -78,10 +78,47 @@ public:
   Result<bool> run();
 
 private:
+  /// Each argument's `cgc.scratch_offset`, checked against the scratch
+  /// argument (the program's last, `!cgc.memref<Nx!cgc.int8>`), which
+  /// becomes `plan.scratchArgument` when any input is placed there.
+  Result<llvm::SmallVector<std::optional<uint64_t>>> readScratchOffsets(const std::string &where);
+
   cgc::ModuleOp module;
   ProgramOp program;
   ProgramPlan &plan;
 };
+
+Result<llvm::SmallVector<std::optional<uint64_t>>>
+Planner::readScratchOffsets(const std::string &where) {
+  llvm::SmallVector<std::optional<uint64_t>> offsets(program.getNumArguments());
+  unsigned last = program.getNumArguments() - 1;
+  for (BlockArgument argument : program.getArguments()) {
+    unsigned index = argument.getArgNumber();
+    Attribute attr = program.getArgAttr(index, compiler::kScratchOffsetAttr);
+    if (!attr)
+      continue;
+    std::string what = where + ": argument #" + std::to_string(index) + " (" +
+                       compiler::kScratchOffsetAttr.str() + ")";
+    auto offset = dyn_cast<IntegerAttr>(attr);
+    if (!offset || offset.getValue().isNegative())
+      return Error{what + ": expected a non-negative integer offset"};
+    auto scratchType = cast<MemRefType>(program.getArgument(last).getType());
+    if (index == last || scratchType.getRank() != 1 ||
+        !isa<Int8Type>(scratchType.getElementType()) ||
+        program.getArgAttr(last, compiler::kScratchOffsetAttr))
+      return Error{what + ": an input placed in scratch needs the program's last argument to be "
+                          "the scratch buffer (!cgc.memref<Nx!cgc.int8>)"};
+    uint64_t begin = offset.getValue().getZExtValue();
+    uint64_t size = cast<MemRefType>(argument.getType()).getByteSize();
+    if (begin > scratchType.getByteSize() || size > scratchType.getByteSize() - begin)
+      return Error{what + ": bytes [" + std::to_string(begin) + ", " +
+                   std::to_string(begin + size) + ") lie outside the " +
+                   std::to_string(scratchType.getByteSize()) + "-byte scratch buffer"};
+    offsets[index] = begin;
+    plan.scratchArgument = last;
+  }
+  return offsets;
+}
 
 Result<bool> Planner::run() {
   std::string where = "cgc.program @" + program.getName().str();
@@ -93,8 +130,17 @@ Result<bool> Planner::run() {
   llvm::SmallVector<bool> viewed(program.getNumArguments()), bound(program.getNumArguments()),
       written(program.getNumArguments());
   SymbolTable symbols(module);
-  for (BlockArgument argument : program.getArguments())
-    locations[argument] = {PlanBinding::Source::Argument, argument.getArgNumber(), 0};
+  Result<llvm::SmallVector<std::optional<uint64_t>>> scratchOffsets = readScratchOffsets(where);
+  if (!scratchOffsets)
+    return scratchOffsets.error();
+  for (BlockArgument argument : program.getArguments()) {
+    unsigned index = argument.getArgNumber();
+    // An input placed in scratch lives there: every use resolves to it.
+    if (std::optional<uint64_t> offset = (*scratchOffsets)[index])
+      locations[argument] = {PlanBinding::Source::Argument, *plan.scratchArgument, *offset};
+    else
+      locations[argument] = {PlanBinding::Source::Argument, index, 0};
+  }
 
   for (Operation &op : program.getBody().front()) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
@@ -149,24 +195,33 @@ Result<bool> Planner::run() {
     if (!dtype)
       return Error{where + ": argument #" + std::to_string(index) +
                    " has an element type the runtime does not know"};
-    if (viewed[index] && bound[index])
+    // An input placed in scratch stays an input whatever its uses say: the
+    // role decides what each run uploads.
+    std::optional<uint64_t> scratchOffset = (*scratchOffsets)[index];
+    if (viewed[index] && bound[index] && !scratchOffset)
       return Error{where + ": argument #" + std::to_string(index) +
                    " is both viewed (cgc.view_memref) and bound directly; the runtime "
                    "takes each argument as either a scratch buffer or an input/output"};
     PlanArgument::Role role = PlanArgument::Role::Input;
-    if (viewed[index])
-      role = PlanArgument::Role::Scratch;
-    else if (written[index])
-      role = PlanArgument::Role::Output;
-    else if (!bound[index] && index + 1 == program.getNumArguments() && type.getRank() == 1 &&
-             isa<Int8Type>(type.getElementType()))
-      role = PlanArgument::Role::Scratch; // an unused (e.g. empty) trailing scratch buffer
+    if (!scratchOffset) {
+      if (viewed[index])
+        role = PlanArgument::Role::Scratch;
+      else if (written[index])
+        role = PlanArgument::Role::Output;
+      else if (!bound[index] && index + 1 == program.getNumArguments() && type.getRank() == 1 &&
+               isa<Int8Type>(type.getElementType()))
+        role = PlanArgument::Role::Scratch; // an unused (e.g. empty) trailing scratch buffer
+    }
     std::string name;
     if (auto attr = program.getArgAttrOfType<StringAttr>(index, kArgumentNameAttr))
       name = attr.str();
-    plan.arguments.push_back(
-        {role, *dtype, type.getShape().vec(), type.getByteSize(), std::move(name)});
+    plan.arguments.push_back({role, *dtype, type.getShape().vec(), type.getByteSize(),
+                              std::move(name), scratchOffset});
   }
+  if (plan.scratchArgument &&
+      plan.arguments[*plan.scratchArgument].role != PlanArgument::Role::Scratch)
+    return Error{where + ": argument #" + std::to_string(*plan.scratchArgument) +
+                 " holds inputs placed in scratch but the program binds it directly"};
 
   // Seal each partition as the driver will see it.
   for (PlanPartition &partition : plan.partitions) {
@@ -186,15 +241,15 @@ Result<bool> Planner::run() {
 
 } // namespace
 
-Result<ProgramPlan> loadProgramPlan(const std::string &path, const std::string &target) {
+Result<ProgramPlan> loadProgramPlan(const std::string &path, const CompileRequest &request) {
   Result<std::vector<std::byte>> bytes = readFile(path);
   if (!bytes)
     return Error{"model: " + bytes.error().message};
-  return loadProgramPlan(*bytes, path, target);
+  return loadProgramPlan(*bytes, path, request);
 }
 
 Result<ProgramPlan> loadProgramPlan(std::span<const std::byte> bytes, const std::string &path,
-                                    const std::string &target) {
+                                    const CompileRequest &request) {
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -229,12 +284,10 @@ Result<ProgramPlan> loadProgramPlan(std::span<const std::byte> bytes, const std:
 
   ProgramPlan plan;
   if (!module.getBody().getOps<EntryPointOp>().empty()) {
-    PassManager pm(&context, cgc::ModuleOp::getOperationName());
-    BaselinePipelineOptions options;
-    options.target = target;
-    buildBaselinePipeline(pm, options);
-    if (failed(pm.run(module)))
-      return diagnostics.error(path + ": lowering Input IR to Output IR failed");
+    if (failed(compileModel(module, request, plan.compile)))
+      return diagnostics.error(path + ": compiling Input IR for the '" +
+                               request.target.driverName + "' device failed (" +
+                               plan.compile.compiler + " compiler)");
     plan.loweredFromInputIR = true;
   }
   if (failed(verify(module)) ||

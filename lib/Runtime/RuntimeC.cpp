@@ -52,6 +52,12 @@ extern "C" CgcStatus cgcCreateSession(const CgcSessionDesc *desc, CgcSession *ou
                     ", this runtime is version " + std::to_string(CGC_RUNTIME_VERSION));
   if (!desc->modelPath)
     return fail(CGC_ERROR_INVALID_ARGUMENT, "cgcCreateSession: desc->modelPath is null");
+  constexpr uint32_t kKnownFlags =
+      CGC_SESSION_FLAG_DEBUG_LAYER | CGC_SESSION_FLAG_BASELINE_COMPILER |
+      CGC_SESSION_FLAG_INPUTS_IN_SCRATCH | CGC_SESSION_FLAG_PARTITION_PER_SUBGRAPH;
+  if (desc->flags & ~kKnownFlags)
+    return fail(CGC_ERROR_INVALID_ARGUMENT, "cgcCreateSession: desc->flags has unknown bits " +
+                                                std::to_string(desc->flags & ~kKnownFlags));
   SessionOptions options;
   options.modelPath = desc->modelPath;
   if (desc->weightsPath)
@@ -59,6 +65,11 @@ extern "C" CgcStatus cgcCreateSession(const CgcSessionDesc *desc, CgcSession *ou
   if (desc->device)
     options.device = desc->device;
   options.debugLayer = desc->flags & CGC_SESSION_FLAG_DEBUG_LAYER;
+  if (desc->flags & CGC_SESSION_FLAG_BASELINE_COMPILER)
+    options.compiler.compiler = CompilerOptions::Compiler::Baseline;
+  options.compiler.inputsInScratch = desc->flags & CGC_SESSION_FLAG_INPUTS_IN_SCRATCH;
+  if (desc->flags & CGC_SESSION_FLAG_PARTITION_PER_SUBGRAPH)
+    options.compiler.partitionMode = CompilerOptions::PartitionMode::PerSubgraph;
   Result<std::unique_ptr<Session>> session = Session::create(options);
   if (!session)
     return fail(CGC_ERROR_INVALID_ARGUMENT, "cgcCreateSession: " + session.error().message);

@@ -1,23 +1,33 @@
 //===- Session.cpp - the runtime: Output IR on a device --------------------===//
 //
-// Everything device-side of a Session: adapter choice, one state object per
-// partition (compiled on parallel threads), the constants, scratch and I/O
-// buffers, and one command list that runs the whole program.
+// Everything device-side of a Session: adapter choice, the driver's answers
+// to the compiler (MLIR exchanges through the device API), one state object
+// per partition (compiled on parallel threads), the constants, scratch and
+// I/O buffers, and one command list that runs the whole program.
+//
+// Barriers come from the addresses the list actually binds, not from the
+// compiler's `cgc.depends_on`: only the runtime knows where constants,
+// inputs and outputs live, which invocations share a partition's temporary
+// resource, and what the uploads and readbacks touch. The compiler's counts
+// are kept in SessionStats::compile for comparison.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cgc/Runtime/Session.h"
 
+#include "DeviceQuery.h"
 #include "ProgramPlan.h"
 #include "Weights.h"
 
 #include "cgc/api.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <optional>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <thread>
 
 namespace cgc::runtime {
@@ -29,18 +39,6 @@ constexpr uint64_t kConstantAlignment = 256;
 
 uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-/// An Error for a failed device API call: what the runtime was doing, the
-/// status and the API's own message.
-Error apiError(const std::string &what, CgcStatus status, const char *message) {
-  std::string text = what + ": " + cgcStatusName(status);
-  if (message && *message)
-    text += ": " + std::string(message);
-  return Error{text};
-}
-Error apiError(const std::string &what, CgcStatus status) {
-  return apiError(what, status, cgcGetLastErrorMessage());
 }
 
 template <typename T, void (*Release)(T)>
@@ -58,21 +56,6 @@ using ListHandle = Handle<CgcCommandList, cgcReleaseCommandList>;
 using QueueHandle = Handle<CgcCommandQueue, cgcReleaseCommandQueue>;
 using FenceHandle = Handle<CgcFence, cgcReleaseFence>;
 
-/// "cuda:1" -> {"cuda", 1}; "cpu" -> {"cpu", 0}.
-std::optional<std::pair<std::string, uint32_t>> parseDeviceName(const std::string &device) {
-  size_t colon = device.find(':');
-  std::string driver = device.substr(0, colon);
-  if (driver.empty())
-    return std::nullopt;
-  if (colon == std::string::npos)
-    return std::pair{driver, 0u};
-  std::string number = device.substr(colon + 1);
-  if (number.empty() || number.size() > 9 ||
-      number.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::pair{driver, static_cast<uint32_t>(std::stoul(number))};
-}
-
 struct ProgramState {
   std::string name;
   StateObjectHandle stateObject;
@@ -89,6 +72,81 @@ CgcDeviceAddressRange rangeOf(const BufferHandle &buffer) {
     return {0, 0};
   return {cgcGetBufferDeviceAddress(buffer.get()), cgcGetBufferSize(buffer.get())};
 }
+
+/// A byte range of one buffer that a command reads or writes.
+struct Access {
+  CgcBuffer buffer; // barrier ranges never span two buffers
+  CgcDeviceAddress begin, end;
+  bool written;
+  bool byDispatch = false; // else by a copy (upload or readback)
+};
+
+/// The barriers one command needs.
+struct Conflicts {
+  /// Merged per buffer (overlapping or adjacent ranges become one), in
+  /// address order.
+  std::vector<Access> ranges;
+  /// Whether the command waits for a dispatch (not only for copies).
+  bool afterDispatch = false;
+};
+
+/// Which buffer-range barriers a command list needs: the accesses recorded
+/// since a barrier last covered their bytes. A later command conflicts with
+/// a pending access when their ranges overlap and either writes; a barrier
+/// over the overlap orders every earlier command touching it before every
+/// later one, so those bytes stop being pending.
+class BarrierTracker {
+public:
+  /// The bytes where `accesses` (one command's) conflict with pending ones.
+  Conflicts getConflicts(const std::vector<Access> &accesses) const {
+    Conflicts result;
+    std::vector<Access> conflicts;
+    for (const Access &later : accesses)
+      for (const Access &earlier : pending)
+        if ((later.written || earlier.written) && later.begin < earlier.end &&
+            earlier.begin < later.end) {
+          conflicts.push_back({later.buffer, std::max(later.begin, earlier.begin),
+                               std::min(later.end, earlier.end), true});
+          result.afterDispatch = result.afterDispatch || earlier.byDispatch;
+        }
+    std::sort(conflicts.begin(), conflicts.end(), [](const Access &a, const Access &b) {
+      return a.begin < b.begin;
+    });
+    for (const Access &range : conflicts) {
+      if (!result.ranges.empty() && result.ranges.back().buffer == range.buffer &&
+          range.begin <= result.ranges.back().end)
+        result.ranges.back().end = std::max(result.ranges.back().end, range.end);
+      else
+        result.ranges.push_back(range);
+    }
+    return result;
+  }
+
+  /// A barrier over `range` was recorded: pending bytes inside it are ordered.
+  void cover(const Access &range) {
+    std::vector<Access> kept;
+    for (const Access &access : pending) {
+      if (access.end <= range.begin || range.end <= access.begin) {
+        kept.push_back(access);
+        continue;
+      }
+      if (access.begin < range.begin)
+        kept.push_back({access.buffer, access.begin, range.begin, access.written,
+                        access.byDispatch});
+      if (range.end < access.end)
+        kept.push_back({access.buffer, range.end, access.end, access.written,
+                        access.byDispatch});
+    }
+    pending = std::move(kept);
+  }
+
+  void add(const std::vector<Access> &accesses) {
+    pending.insert(pending.end(), accesses.begin(), accesses.end());
+  }
+
+private:
+  std::vector<Access> pending;
+};
 
 } // namespace
 
@@ -122,42 +180,24 @@ struct Session::Impl {
   Status compilePrograms();
   Status createBuffers(const Weights *weights);
   Status recordRunList();
+  /// Records the buffer-range barriers `accesses` need before their command;
+  /// `afterDispatch` says whether one of them waits for a dispatch.
+  Status recordBarriers(CgcCommandList list, BarrierTracker &tracker,
+                        const std::vector<Access> &accesses, const std::string &where,
+                        bool &afterDispatch);
+  /// The DEFAULT buffer an argument's bytes live in, and their offset there.
+  std::pair<CgcBuffer, uint64_t> locateArgument(unsigned argument) const;
   Status submitAndWait(CgcCommandList list, const std::string &what);
   Result<BufferHandle> createBuffer(CgcHeapType heap, uint64_t size, const std::string &what);
 };
 
 Status Session::Impl::selectDevice(const SessionOptions &options, CgcAdapter &adapter) {
-  std::optional<std::pair<std::string, uint32_t>> wanted = parseDeviceName(options.device);
-  if (!wanted)
-    return Error{"device '" + options.device +
-                 "': expected a driver name with an optional adapter index, e.g. cpu, cuda:0"};
-  std::string found;
-  uint32_t matches = 0;
-  for (uint32_t index = 0;; ++index) {
-    CgcAdapter candidate = nullptr;
-    CgcStatus status = cgcEnumerateAdapters(index, &candidate);
-    if (status == CGC_ERROR_NOT_FOUND)
-      break;
-    if (status != CGC_OK)
-      return apiError("device '" + options.device + "': enumerating adapters", status);
-    CgcAdapterDesc desc{};
-    desc.version = CGC_API_VERSION;
-    if ((status = cgcGetAdapterDesc(candidate, &desc)) != CGC_OK)
-      return apiError("device '" + options.device + "': adapter #" + std::to_string(index), status);
-    std::string driverName(desc.driverName, strnlen(desc.driverName, sizeof(desc.driverName)));
-    std::string name(desc.name, strnlen(desc.name, sizeof(desc.name)));
-    if (driverName == wanted->first && matches++ == wanted->second) {
-      adapter = candidate;
-      stats.adapterName = name;
-      stats.driverName = driverName;
-      break;
-    }
-    found += (found.empty() ? "" : ", ") + driverName + ":" +
-             std::to_string(matches - (driverName == wanted->first ? 1 : 0)) + " (" + name + ")";
-  }
-  if (!adapter)
-    return Error{"device '" + options.device + "': no such adapter; found " +
-                 (found.empty() ? std::string("none") : found)};
+  Result<FoundAdapter> found = findAdapter(options.device);
+  if (!found)
+    return found.error();
+  adapter = found->adapter;
+  stats.adapterName = found->adapterName;
+  stats.driverName = found->driverName;
 
   CgcDeviceDesc deviceDesc{};
   deviceDesc.version = CGC_API_VERSION;
@@ -195,7 +235,7 @@ Result<BufferHandle> Session::Impl::createBuffer(CgcHeapType heap, uint64_t size
 }
 
 Status Session::Impl::compilePrograms() {
-  // One state object per partition, each compiled on its own thread.
+  // One state object per partition, compiled in parallel.
   programs.resize(plan.partitions.size());
   std::vector<std::optional<Error>> errors(plan.partitions.size());
   auto compile = [&](size_t index) {
@@ -216,11 +256,19 @@ Status Session::Impl::compilePrograms() {
     }
     program.stateObject.reset(stateObject);
   };
+  // At most one thread per core: per-subgraph partitioning can give
+  // thousands of partitions.
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t index = next++; index < plan.partitions.size(); index = next++)
+      compile(index);
+  };
+  size_t numThreads = std::min<size_t>(plan.partitions.size(),
+                                       std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
-  for (size_t index = 1; index < plan.partitions.size(); ++index)
-    threads.emplace_back(compile, index);
-  if (!plan.partitions.empty())
-    compile(0);
+  for (size_t thread = 1; thread < numThreads; ++thread)
+    threads.emplace_back(worker);
+  worker();
   for (std::thread &thread : threads)
     thread.join();
   for (std::optional<Error> &error : errors)
@@ -256,6 +304,7 @@ Status Session::Impl::compilePrograms() {
       if (!buffer)
         return buffer.error();
       program.temporary = std::move(*buffer);
+      stats.deviceBytes += program.properties.temporaryResourceSize;
     }
     if (program.properties.persistentResourceSize) {
       Result<BufferHandle> buffer = createBuffer(
@@ -264,6 +313,7 @@ Status Session::Impl::compilePrograms() {
       if (!buffer)
         return buffer.error();
       program.persistent = std::move(*buffer);
+      stats.deviceBytes += program.properties.persistentResourceSize;
     }
   }
   return Status::success();
@@ -279,15 +329,28 @@ Status Session::Impl::submitAndWait(CgcCommandList list, const std::string &what
   return Status::success();
 }
 
+std::pair<CgcBuffer, uint64_t> Session::Impl::locateArgument(unsigned argument) const {
+  if (std::optional<uint64_t> offset = plan.arguments[argument].scratchOffset)
+    return {argumentBuffers[*plan.scratchArgument].get(), *offset};
+  return {argumentBuffers[argument].get(), 0};
+}
+
 Status Session::Impl::createBuffers(const Weights *weights) {
   for (const PlanArgument &argument : plan.arguments) {
     const char *what = argument.role == PlanArgument::Role::Input    ? "input buffer"
                        : argument.role == PlanArgument::Role::Output ? "output buffer"
                                                                      : "scratch buffer";
-    Result<BufferHandle> buffer = createBuffer(CGC_HEAP_TYPE_DEFAULT, argument.sizeInBytes, what);
-    if (!buffer)
-      return buffer.error();
-    argumentBuffers.push_back(std::move(*buffer));
+    // An input placed in scratch has no buffer of its own.
+    BufferHandle own;
+    if (!argument.scratchOffset) {
+      Result<BufferHandle> buffer =
+          createBuffer(CGC_HEAP_TYPE_DEFAULT, argument.sizeInBytes, what);
+      if (!buffer)
+        return buffer.error();
+      own = std::move(*buffer);
+      stats.deviceBytes += argument.sizeInBytes;
+    }
+    argumentBuffers.push_back(std::move(own));
     BufferHandle staging;
     if (argument.role != PlanArgument::Role::Scratch) {
       bool isInput = argument.role == PlanArgument::Role::Input;
@@ -311,6 +374,7 @@ Status Session::Impl::createBuffers(const Weights *weights) {
     total += constant.sizeInBytes;
   }
   stats.constantBytes = total;
+  stats.deviceBytes += total;
   stats.numConstants = plan.constants.size();
   if (plan.constants.empty())
     return Status::success();
@@ -353,6 +417,27 @@ Status Session::Impl::createBuffers(const Weights *weights) {
   return submitAndWait(list.get(), "uploading constants");
 }
 
+Status Session::Impl::recordBarriers(CgcCommandList list, BarrierTracker &tracker,
+                                     const std::vector<Access> &accesses,
+                                     const std::string &where, bool &afterDispatch) {
+  Conflicts conflicts = tracker.getConflicts(accesses);
+  afterDispatch = conflicts.afterDispatch;
+  for (const Access &range : conflicts.ranges) {
+    CgcBarrierDesc barrier{};
+    barrier.version = CGC_API_VERSION;
+    barrier.type = CGC_BARRIER_TYPE_BUFFER_RANGE;
+    barrier.range = {range.begin, range.end - range.begin};
+    if (CgcStatus status = cgcCommandListBarrier(list, &barrier); status != CGC_OK)
+      return apiError(where + ": recording a barrier over [" + std::to_string(range.begin) + ", " +
+                          std::to_string(range.end) + ")",
+                      status);
+    tracker.cover(range);
+    ++stats.numRangeBarriers;
+  }
+  tracker.add(accesses);
+  return Status::success();
+}
+
 Status Session::Impl::recordRunList() {
   CgcCommandList rawList = nullptr;
   if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
@@ -360,35 +445,26 @@ Status Session::Impl::recordRunList() {
     return apiError("recording the program: creating a command list", status);
   runList.reset(rawList);
   CgcCommandList list = runList.get();
-  CgcBarrierDesc globalBarrier{};
-  globalBarrier.version = CGC_API_VERSION;
-  globalBarrier.type = CGC_BARRIER_TYPE_GLOBAL;
-  auto barrier = [&](const std::string &where) -> Status {
-    if (CgcStatus status = cgcCommandListBarrier(list, &globalBarrier); status != CGC_OK)
-      return apiError(where + ": recording a barrier", status);
-    return Status::success();
+  BarrierTracker tracker;
+  bool afterDispatch = false;
+  auto accessOf = [](CgcBuffer buffer, uint64_t offset, uint64_t size, bool written,
+                     bool byDispatch) {
+    CgcDeviceAddress begin = cgcGetBufferDeviceAddress(buffer) + offset;
+    return Access{buffer, begin, begin + size, written, byDispatch};
   };
 
-  // Inputs: upload -> device.
-  for (unsigned argument : inputArguments)
+  // Inputs: upload -> device (into scratch for inputs placed there).
+  for (unsigned argument : inputArguments) {
+    auto [buffer, offset] = locateArgument(argument);
+    uint64_t size = plan.arguments[argument].sizeInBytes;
     if (CgcStatus status = cgcCommandListCopyBufferRegion(
-            list, argumentBuffers[argument].get(), 0, stagingBuffers[argument].get(), 0,
-            plan.arguments[argument].sizeInBytes);
+            list, buffer, offset, stagingBuffers[argument].get(), 0, size);
         status != CGC_OK)
       return apiError("recording the upload of input #" + std::to_string(argument), status);
-  if (!inputArguments.empty())
-    if (Status status = barrier("after the input uploads"); !status)
-      return status;
+    if (size)
+      tracker.add({accessOf(buffer, offset, size, true, false)});
+  }
 
-  // Accesses since the last barrier: a dispatch that overlaps an earlier one
-  // where either writes (or that reuses a program's temporary resource)
-  // waits behind a barrier.
-  struct Access {
-    CgcDeviceAddress begin, end;
-    bool written;
-  };
-  std::vector<Access> epoch;
-  std::vector<bool> programInEpoch(programs.size());
   const ProgramState *current = nullptr;
   for (size_t invocationIndex = 0; invocationIndex < plan.invocations.size(); ++invocationIndex) {
     const PlanInvocation &invocation = plan.invocations[invocationIndex];
@@ -401,11 +477,10 @@ Status Session::Impl::recordRunList() {
       const PlanBinding &binding = invocation.bindings[bindPoint];
       std::string bindPointName = where + ", bind point #" + std::to_string(bindPoint);
       const CgcBindPointDesc &desc = program.bindPoints[bindPoint];
-      CgcDeviceAddress base =
-          binding.source == PlanBinding::Source::Constant
-              ? cgcGetBufferDeviceAddress(constants.get()) + constantOffsets[binding.index]
-              : cgcGetBufferDeviceAddress(argumentBuffers[binding.index].get());
-      CgcDeviceAddress address = base + binding.offset;
+      bool isConstant = binding.source == PlanBinding::Source::Constant;
+      CgcBuffer buffer = isConstant ? constants.get() : argumentBuffers[binding.index].get();
+      uint64_t offset = binding.offset + (isConstant ? constantOffsets[binding.index] : 0);
+      CgcDeviceAddress address = cgcGetBufferDeviceAddress(buffer) + offset;
       if (desc.sizeInBytes > binding.sizeInBytes)
         return Error{bindPointName + ": the driver needs " + std::to_string(desc.sizeInBytes) +
                      " bytes but the IR binds " + std::to_string(binding.sizeInBytes)};
@@ -417,23 +492,19 @@ Status Session::Impl::recordRunList() {
       programBinding.type = CGC_BINDING_TYPE_GPU;
       programBinding.gpu = {address, binding.sizeInBytes};
       bindings.push_back(programBinding);
+      // Constants are never written after their upload (an earlier
+      // submission): reading them conflicts with nothing.
       bool written = binding.written || (desc.flags & CGC_BIND_POINT_FLAG_WRITTEN);
-      accesses.push_back({address, address + binding.sizeInBytes, written});
+      if (!isConstant && binding.sizeInBytes)
+        accesses.push_back(accessOf(buffer, offset, binding.sizeInBytes, written, true));
     }
-    bool conflict = program.properties.temporaryResourceSize && programInEpoch[invocation.partition];
-    for (const Access &later : accesses)
-      for (const Access &earlier : epoch)
-        conflict = conflict || ((later.written || earlier.written) && later.begin < earlier.end &&
-                                earlier.begin < later.end);
-    if (conflict) {
-      if (Status status = barrier(where); !status)
-        return status;
-      ++stats.numBarriers;
-      epoch.clear();
-      std::fill(programInEpoch.begin(), programInEpoch.end(), false);
-    }
-    epoch.insert(epoch.end(), accesses.begin(), accesses.end());
-    programInEpoch[invocation.partition] = true;
+    // Invocations of one program share its temporary resource.
+    if (program.temporary)
+      accesses.push_back(accessOf(program.temporary.get(), 0,
+                                  program.properties.temporaryResourceSize, true, true));
+    if (Status status = recordBarriers(list, tracker, accesses, where, afterDispatch); !status)
+      return status;
+    stats.numBarriers += afterDispatch;
 
     if (current != &program) {
       CgcSetProgramDesc setProgram{};
@@ -457,16 +528,21 @@ Status Session::Impl::recordRunList() {
     ++stats.numDispatches;
   }
 
-  // Outputs: device -> readback.
-  if (!outputArguments.empty())
-    if (Status status = barrier("before the output readbacks"); !status)
-      return status;
-  for (unsigned argument : outputArguments)
-    if (CgcStatus status = cgcCommandListCopyBufferRegion(
-            list, stagingBuffers[argument].get(), 0, argumentBuffers[argument].get(), 0,
-            plan.arguments[argument].sizeInBytes);
+  // Outputs: device -> readback, each behind the barriers its bytes need.
+  for (unsigned argument : outputArguments) {
+    std::string where = "the readback of output #" + std::to_string(argument);
+    CgcBuffer buffer = argumentBuffers[argument].get();
+    uint64_t size = plan.arguments[argument].sizeInBytes;
+    if (size)
+      if (Status status = recordBarriers(
+              list, tracker, {accessOf(buffer, 0, size, false, false)}, where, afterDispatch);
+          !status)
+        return status;
+    if (CgcStatus status = cgcCommandListCopyBufferRegion(list, stagingBuffers[argument].get(), 0,
+                                                          buffer, 0, size);
         status != CGC_OK)
-      return apiError("recording the readback of output #" + std::to_string(argument), status);
+      return apiError("recording " + where, status);
+  }
   if (CgcStatus status = cgcCloseCommandList(list); status != CGC_OK)
     return apiError("recording the program: closing the command list", status);
   return Status::success();
@@ -488,15 +564,18 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
   if (Status status = impl->selectDevice(options, adapter); !status)
     return status.error();
 
-  // The target the baseline pipeline lowers Input IR for is the device's driver.
-  Result<ProgramPlan> plan =
-      options.modelData.empty()
-          ? loadProgramPlan(options.modelPath, impl->stats.driverName)
-          : loadProgramPlan(options.modelData, options.modelPath, impl->stats.driverName);
+  // Input IR is compiled for the device's driver, which the compiler asks
+  // for patterns and specializations through the device API.
+  CompileRequest request{makeDeviceTarget(impl->device.get(), impl->stats.driverName),
+                         options.compiler};
+  Result<ProgramPlan> plan = options.modelData.empty()
+                                 ? loadProgramPlan(options.modelPath, request)
+                                 : loadProgramPlan(options.modelData, options.modelPath, request);
   if (!plan)
     return plan.error();
   impl->plan = std::move(*plan);
   impl->stats.loweredFromInputIR = impl->plan.loweredFromInputIR;
+  impl->stats.compile = impl->plan.compile;
 
   std::optional<Weights> weights;
   if (!impl->plan.constants.empty()) {

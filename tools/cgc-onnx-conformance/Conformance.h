@@ -3,14 +3,16 @@
 // The pieces of cgc-onnx-conformance: a test is one directory of ONNX's
 // backend test data (model.onnx and test_data_set_*/{input,output}_*.pb). It
 // is classified out of scope from the model alone, else imported, compiled
-// by the baseline pipeline through a Session, run on every data set and
-// compared with the stored outputs the way ONNX's backend test runner does
-// (numpy.testing.assert_allclose after an exact dtype check).
+// through a Session (the compiler, or the baseline pipeline), run on every
+// data set and compared with the stored outputs the way ONNX's backend test
+// runner does (numpy.testing.assert_allclose after an exact dtype check).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_TOOLS_ONNX_CONFORMANCE_CONFORMANCE_H
 #define CGC_TOOLS_ONNX_CONFORMANCE_CONFORMANCE_H
+
+#include "cgc/Runtime/Session.h"
 
 #include <filesystem>
 #include <map>
@@ -75,9 +77,9 @@ std::string getOutOfScopeReason(const onnx::ModelProto &model);
 /// else the op of the first node that is not a Constant.
 std::string getOpUnderTest(const onnx::ModelProto &model, const std::string &testName);
 
-/// Imports, compiles and runs `test` on the CPU device and compares every
-/// data set with its stored outputs.
-TestResult runTest(const TestCase &test);
+/// Imports, compiles (as `compiler` says) and runs `test` on the CPU device
+/// and compares every data set with its stored outputs.
+TestResult runTest(const TestCase &test, const runtime::CompilerOptions &compiler);
 
 /// The set of test ids ("node/test_abs") listed in an expectations file
 /// (one per line; '#' starts a comment).
@@ -91,6 +93,7 @@ struct ReportInfo {
   std::string date;    // "2025-01-31"
   std::string command; // the command line that made it
   std::string dataDirectory;
+  std::string compiler = "default"; // how Input IR was compiled: default, baseline
 };
 
 /// docs/conformance.md: summary, a table per op, model tests, out of scope.

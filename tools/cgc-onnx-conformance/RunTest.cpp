@@ -249,7 +249,8 @@ struct CompiledModel {
 
 class TestRunner {
 public:
-  TestRunner(const TestCase &test, TestResult &result) : test(test), result(result) {}
+  TestRunner(const TestCase &test, const CompilerOptions &compiler, TestResult &result)
+      : test(test), compiler(compiler), result(result) {}
 
   void run();
 
@@ -276,6 +277,7 @@ private:
   }
 
   const TestCase &test;
+  const CompilerOptions &compiler;
   TestResult &result;
   onnx::ModelProto model;
   std::vector<std::string> graphInputs; // graph inputs that are not initializers
@@ -329,6 +331,7 @@ bool TestRunner::compile(const std::map<std::string, HostTensor> &inputs) {
     SessionOptions sessionOptions;
     sessionOptions.modelPath = test.getId();
     sessionOptions.device = "cpu";
+    sessionOptions.compiler = compiler;
     std::string bytecode;
     llvm::raw_string_ostream os(bytecode);
     if (mlir::failed(mlir::writeBytecodeToFile(imported->module.get(), os))) {
@@ -534,11 +537,11 @@ const char *getOutcomeName(Outcome outcome) {
   return "?";
 }
 
-TestResult runTest(const TestCase &test) {
+TestResult runTest(const TestCase &test, const CompilerOptions &compiler) {
   auto start = std::chrono::steady_clock::now();
   TestResult result;
   result.test = test;
-  TestRunner(test, result).run();
+  TestRunner(test, compiler, result).run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -111,7 +111,7 @@ bool writeFile(const std::string &path, const std::string &text) {
 
 int main(int argc, char **argv) {
   CLI::App app{"Runs ONNX's backend tests (libonnx-testdata) through the ONNX importer, the "
-               "baseline pipeline and the CPU driver."};
+               "compiler and the CPU driver."};
   std::string data = CGC_ONNX_TEST_DATA;
   std::vector<std::string> suites;
   std::string filter, markdownPath, jsonPath, expectationsPath;
@@ -132,6 +132,23 @@ int main(int argc, char **argv) {
                "Rewrite the expectations file with the tests that pass (tests not run keep "
                "their entries)");
   app.add_flag("--verbose,-v", verbose, "Print every test's result");
+  cgc::runtime::CompilerOptions compiler;
+  app.add_option("--compiler", compiler.compiler,
+                 "default (the CPU driver's patterns) or baseline (one subgraph per layer)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, cgc::runtime::CompilerOptions::Compiler>{
+              {"default", cgc::runtime::CompilerOptions::Compiler::Default},
+              {"baseline", cgc::runtime::CompilerOptions::Compiler::Baseline}},
+          CLI::ignore_case));
+  app.add_option("--partition-mode", compiler.partitionMode,
+                 "per-target (runs of one target's subgraphs) or per-subgraph")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, cgc::runtime::CompilerOptions::PartitionMode>{
+              {"per-target", cgc::runtime::CompilerOptions::PartitionMode::PerTarget},
+              {"per-subgraph", cgc::runtime::CompilerOptions::PartitionMode::PerSubgraph}},
+          CLI::ignore_case));
+  app.add_flag("--inputs-in-scratch", compiler.inputsInScratch,
+               "Let the compiler place inputs in the scratch buffer");
   CLI11_PARSE(app, argc, argv);
   if (updateExpectations && expectationsPath.empty()) {
     std::cerr << "cgc-onnx-conformance: error: --update-expectations needs --expectations\n";
@@ -162,7 +179,7 @@ int main(int argc, char **argv) {
     for (size_t i; (i = next.fetch_add(1)) < tests.size();) {
       std::string id = tests[i].getId();
       runningTests[worker] = id.c_str();
-      results[i] = runTest(tests[i]);
+      results[i] = runTest(tests[i], compiler);
       runningTests[worker] = nullptr;
       if (verbose) {
         std::lock_guard<std::mutex> lock(printMutex);
@@ -192,7 +209,10 @@ int main(int argc, char **argv) {
               inScope ? 100.0 * counts[0] / inScope : 0.0, inScope);
 
   // The report names the command without the directories it ran from.
-  ReportInfo info{today(), "cgc-onnx-conformance", data};
+  ReportInfo info{today(), "cgc-onnx-conformance", data,
+                  compiler.compiler == cgc::runtime::CompilerOptions::Compiler::Baseline
+                      ? "baseline"
+                      : "default"};
   for (int i = 1; i < argc; ++i)
     info.command += std::string(" ") + argv[i];
   bool written = true;

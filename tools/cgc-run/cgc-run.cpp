@@ -4,8 +4,10 @@
 //   cgc-run model.cgc --device cuda:0 --random-inputs --seed 7 --benchmark 100
 //   cgc-run model.onnx --input-shape input.1=1x3x224x224 --input input.1=x.npy
 //
-// Loads the model (Input IR is compiled by the baseline pipeline; an .onnx
-// model is imported in memory first), binds the weights from the
+// Loads the model (Input IR is compiled for the device: its driver's
+// patterns, partitions, a planned scratch buffer — or, with
+// `--compiler baseline`, one subgraph per layer; an .onnx model is imported
+// in memory first), binds the weights from the
 // safetensors file beside it, runs it once on the inputs and
 // writes each output as <output-dir>/<name>.npy; prints what it loaded and
 // how long things took. `--benchmark N` then runs N more times and reports
@@ -34,6 +36,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <unistd.h>
 
@@ -222,7 +225,35 @@ int main(int argc, char **argv) {
   app.add_flag("--debug-layer", options.debugLayer, "Validate every device API call");
   app.add_option("--input-shape", inputShapes,
                  "ONNX models: the static shape of a graph input, NAME=1x3x224x224");
+  CompilerOptions &compiler = options.compiler;
+  app.add_option("--compiler", compiler.compiler,
+                 "How Input IR is compiled: default (the device's patterns) or baseline "
+                 "(one subgraph per layer, the reference)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompilerOptions::Compiler>{
+              {"default", CompilerOptions::Compiler::Default},
+              {"baseline", CompilerOptions::Compiler::Baseline}},
+          CLI::ignore_case));
+  app.add_option("--partition-mode", compiler.partitionMode,
+                 "per-target (runs of one target's subgraphs) or per-subgraph")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompilerOptions::PartitionMode>{
+              {"per-target", CompilerOptions::PartitionMode::PerTarget},
+              {"per-subgraph", CompilerOptions::PartitionMode::PerSubgraph}},
+          CLI::ignore_case));
+  app.add_option("--max-layers-per-partition", compiler.maxLayersPerPartition,
+                 "Cap on layers per partition (0: none)")
+      ->capture_default_str();
+  bool noMemoryReuse = false, noInPlace = false;
+  app.add_flag("--no-memory-reuse", noMemoryReuse, "One scratch slot per value");
+  app.add_flag("--no-in-place", noInPlace, "No elementwise subgraph writes over its operand");
+  app.add_flag("--inputs-in-scratch", compiler.inputsInScratch,
+               "Place inputs in the scratch buffer");
+  app.add_flag("--concurrency", compiler.concurrency,
+               "Never let memory reuse order independent invocations");
   CLI11_PARSE(app, argc, argv);
+  compiler.memoryReuse = !noMemoryReuse;
+  compiler.inPlace = !noInPlace;
 
   std::vector<std::string> inputAliases;
   if (options.modelPath.size() > 5 &&
@@ -296,8 +327,11 @@ int main(int argc, char **argv) {
     }
   }
 
+  const CompileStats &compile = stats.compile;
   fmt::print("model       {} ({})\n", options.modelPath,
-             stats.loweredFromInputIR ? "Input IR, compiled by the baseline pipeline" : "Output IR");
+             !stats.loweredFromInputIR     ? "Output IR"
+             : compile.compiler == "baseline" ? "Input IR, compiled by the baseline pipeline"
+                                              : "Input IR, compiled with the device's patterns");
   fmt::print("device      {} ({})\n", options.device, stats.adapterName);
   for (size_t i = 0; i < inputs.size(); ++i)
     fmt::print("input       {:<10} {:<24} <- {}{}\n", session.getInputs()[i].name,
@@ -315,10 +349,23 @@ int main(int argc, char **argv) {
                partition.name, partition.numBindPoints, partition.numInvocations,
                formatBytes(partition.temporaryResourceSize),
                formatBytes(partition.persistentResourceSize));
-  fmt::print("schedule    {} dispatch(es), {} barrier(s) between dependent ones\n",
-             stats.numDispatches, stats.numBarriers);
-  fmt::print("memory      scratch {}, constants {} ({} tensors)\n", formatBytes(stats.scratchBytes),
-             formatBytes(stats.constantBytes), stats.numConstants);
+  if (stats.loweredFromInputIR && compile.compiler != "baseline")
+    fmt::print("compiler    {} pattern(s) of '{}'; {} layer(s): {} pattern subgraph(s) ({} "
+               "offered, {} rejected), {} on '{}'; {} partition(s); scratch {} (naive {}, "
+               "lower bound {}), {} input(s) in scratch; {} dependencies; {}\n",
+               compile.numPatterns, compile.target, compile.numLayers,
+               compile.numPatternSubgraphs, compile.numOffered, compile.numRejected,
+               compile.numFallbackSubgraphs, compile.fallbackTarget, compile.numPartitions,
+               formatBytes(compile.scratchBytes), formatBytes(compile.naiveBytes),
+               formatBytes(compile.lowerBoundBytes), compile.numInputsInScratch,
+               compile.numDependencies, formatSeconds(compile.seconds));
+  fmt::print("schedule    {} dispatch(es), {} barrier(s) between dependent ones ({} range "
+             "barrier(s), {} global)\n",
+             stats.numDispatches, stats.numBarriers, stats.numRangeBarriers,
+             stats.numGlobalBarriers);
+  fmt::print("memory      scratch {}, constants {} ({} tensors), device total {}\n",
+             formatBytes(stats.scratchBytes), formatBytes(stats.constantBytes),
+             stats.numConstants, formatBytes(stats.deviceBytes));
   fmt::print("time        load {}, compile {}, first run {}\n", formatSeconds(stats.loadSeconds),
              formatSeconds(stats.compileSeconds), formatSeconds(firstRun));
 

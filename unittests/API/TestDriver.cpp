@@ -6,7 +6,9 @@
 //    partition's bind points from the container (MLIR), runs queues on worker
 //    threads with real fences, copies, and refuses bindings that are not
 //    complete and sorted — so the API's validation and ordering are tested
-//    without a real driver.
+//    without a real driver. It exchanges no MLIR, except that with
+//    CGC_MOCK_DECLARATION=<file> it answers CGC_SUBGRAPH_DECLARATION_REQUEST
+//    with that file's bytes (the runtime's tests hand it declarations).
 //  * 1: its table reports another ddiVersion (the loader must reject it).
 //  * 2: cgcDriverOpen fails with a message.
 //  * 3: its table's structSize is too small.
@@ -170,13 +172,39 @@ CgcStatus getCaps(void *device, CgcFeature feature, void *data, size_t) {
     return CGC_OK;
   case CGC_FEATURE_MLIR_INTERFACE_SUPPORT: {
     auto *support = static_cast<CgcFeatureDataMlirInterfaceSupport *>(data);
-    for (uint32_t i = 0; i < support->numMlirInterfaces; ++i)
+    bool declares = std::getenv("CGC_MOCK_DECLARATION") != nullptr;
+    for (uint32_t i = 0; i < support->numMlirInterfaces; ++i) {
+      const CgcGuid &guid = support->mlirInterfacesRequested[i];
       support->mlirInterfacesSupported[i] =
-          sameGuid(support->mlirInterfacesRequested[i], CGC_SUBGRAPH_PARTITION);
+          sameGuid(guid, CGC_SUBGRAPH_PARTITION) ||
+          (declares && (sameGuid(guid, CGC_SUBGRAPH_DECLARATION_REQUEST) ||
+                        sameGuid(guid, CGC_SUBGRAPH_DECLARATION)));
+    }
     return CGC_OK;
   }
-  case CGC_FEATURE_MLIR_EXCHANGE:
-    return report(CGC_ERROR_UNSUPPORTED, "the mock driver exchanges no MLIR");
+  case CGC_FEATURE_MLIR_EXCHANGE: {
+    auto *exchange = static_cast<CgcFeatureDataMlirExchange *>(data);
+    const char *path = std::getenv("CGC_MOCK_DECLARATION");
+    if (!path || !sameGuid(exchange->mlirInterface, CGC_SUBGRAPH_DECLARATION_REQUEST))
+      return report(CGC_ERROR_UNSUPPORTED, "the mock driver exchanges no MLIR");
+    std::vector<char> reply;
+    if (std::FILE *file = std::fopen(path, "rb")) {
+      char chunk[4096];
+      for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, file)) > 0;)
+        reply.insert(reply.end(), chunk, chunk + n);
+      std::fclose(file);
+    } else {
+      return report(CGC_ERROR_INTERNAL, std::string("cannot read ") + path);
+    }
+    // The two-call size protocol.
+    if (exchange->outputData) {
+      if (*exchange->outputDataSizeInBytes < reply.size())
+        return report(CGC_ERROR_INVALID_ARGUMENT, "the output buffer is too small");
+      std::memcpy(exchange->outputData, reply.data(), reply.size());
+    }
+    *exchange->outputDataSizeInBytes = reply.size();
+    return CGC_OK;
+  }
   }
   return report(CGC_ERROR_INVALID_ARGUMENT, "unknown feature");
 }

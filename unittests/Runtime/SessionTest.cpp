@@ -46,10 +46,12 @@ protected:
     ASSERT_TRUE(writeSafetensors((directory / "model.safetensors").string(), weights).ok());
   }
 
-  Result<std::unique_ptr<Session>> create(std::string device = "cpu") {
+  Result<std::unique_ptr<Session>> create(std::string device = "cpu",
+                                          CompilerOptions compiler = {}) {
     SessionOptions options;
     options.modelPath = modelPath;
     options.device = std::move(device);
+    options.compiler = compiler;
     return Session::create(options);
   }
 
@@ -65,8 +67,12 @@ protected:
 };
 
 TEST_F(SessionTest, RunsTheSpecNetworkOnTheCpu) {
+  // The baseline compiler, whose plan is known by heart (the compiler's own
+  // results are SessionCompileTest's).
   writeWeights(network.weights);
-  Result<std::unique_ptr<Session>> session = create();
+  CompilerOptions baseline;
+  baseline.compiler = CompilerOptions::Compiler::Baseline;
+  Result<std::unique_ptr<Session>> session = create("cpu", baseline);
   ASSERT_TRUE(session.ok()) << session.error().message;
   Session &s = **session;
   ASSERT_EQ(s.getInputs().size(), 1u);
@@ -82,6 +88,16 @@ TEST_F(SessionTest, RunsTheSpecNetworkOnTheCpu) {
   EXPECT_EQ(s.getStats().scratchBytes, 6u * 64u);
   ASSERT_EQ(s.getPartitions().size(), 1u);
   EXPECT_EQ(s.getPartitions()[0].numBindPoints, 1u + 4u + 1u + 6u);
+  // One dispatch, behind a range barrier over the uploaded input; the
+  // output's readback behind another over the output.
+  EXPECT_EQ(s.getStats().numDispatches, 1u);
+  EXPECT_EQ(s.getStats().numBarriers, 0u);
+  EXPECT_EQ(s.getStats().numRangeBarriers, 2u);
+  EXPECT_EQ(s.getStats().numGlobalBarriers, 0u);
+  // The input, the output, the scratch buffer and the constants (each
+  // 256-byte aligned).
+  EXPECT_GT(s.getStats().constantBytes, 3u * 256u);
+  EXPECT_EQ(s.getStats().deviceBytes, 64u + 256u + 6u * 64u + s.getStats().constantBytes);
 
   Result<std::vector<HostTensor>> outputs = s.run({network.input});
   ASSERT_TRUE(outputs.ok()) << outputs.error().message;
@@ -125,6 +141,7 @@ TEST_F(SessionTest, RunsOutputIRFromASealedContainer) {
   Result<std::unique_ptr<Session>> session = create();
   ASSERT_TRUE(session.ok()) << session.error().message;
   EXPECT_FALSE((*session)->getStats().loweredFromInputIR);
+  EXPECT_EQ((*session)->getStats().compile.compiler, "");
   Result<std::vector<HostTensor>> outputs = (*session)->run({network.input});
   ASSERT_TRUE(outputs.ok()) << outputs.error().message;
   EXPECT_LE(maxToleranceExcess((*outputs)[0], network.expected), 0.0);

@@ -30,12 +30,28 @@ expect_failure() { # PATTERN ARGS...: cgc-run ARGS fails and says PATTERN on std
 "$cgc_run" "$work/model.mlir" --input "input0=$work/input.npy" --output-dir "$work/out" \
   >"$work/summary.txt"
 "$fixture" compare "$work/expected.npy" "$work/out/output0.npy"
-expect_line "$work/summary.txt" "^model +.*model.mlir \(Input IR, compiled by the baseline pipeline\)$"
+expect_line "$work/summary.txt" "^model +.*model.mlir \(Input IR, compiled with the device's patterns\)$"
 expect_line "$work/summary.txt" "^input +input0 +float32 1x1x4x4 +<- .*input.npy$"
 expect_line "$work/summary.txt" "^output +output0 +float32 1x1x8x8 +-> .*out/output0.npy$"
-expect_line "$work/summary.txt" "^partition +@partition_0: 12 bind points, 1 dispatch"
-expect_line "$work/summary.txt" "^schedule +1 dispatch\(es\), 0 barrier\(s\)"
-expect_line "$work/summary.txt" "^memory +scratch 384 B, constants .* \(4 tensors\)$"
+# conv + bias + relu + add twice, fused; the upsample on the fallback target.
+expect_line "$work/summary.txt" "^compiler +[0-9]+ pattern\(s\) of 'cpu'; 7 layer\(s\): 2 pattern subgraph\(s\) \(2 offered, 0 rejected\), 1 on 'cpu.fallback'; 2 partition\(s\)"
+expect_line "$work/summary.txt" "^schedule +2 dispatch\(es\), 1 barrier\(s\) between dependent ones \([0-9]+ range barrier\(s\), 0 global\)"
+
+# The baseline compiler: one partition, one scratch slot per intermediate.
+"$cgc_run" "$work/model.mlir" --compiler baseline --input "input0=$work/input.npy" \
+  --output-dir "$work/baseline" >"$work/baseline.txt"
+"$fixture" compare "$work/expected.npy" "$work/baseline/output0.npy"
+expect_line "$work/baseline.txt" "^model +.*model.mlir \(Input IR, compiled by the baseline pipeline\)$"
+expect_line "$work/baseline.txt" "^partition +@partition_0: 12 bind points, 1 dispatch"
+expect_line "$work/baseline.txt" "^schedule +1 dispatch\(es\), 0 barrier\(s\)"
+expect_line "$work/baseline.txt" "^memory +scratch 384 B, constants .* \(4 tensors\), device total "
+
+# Compiler knobs: one partition per subgraph, the input in scratch.
+"$cgc_run" "$work/model.mlir" --partition-mode per-subgraph --inputs-in-scratch --debug-layer \
+  --input "input0=$work/input.npy" --output-dir "$work/knobs" >"$work/knobs.txt"
+"$fixture" compare "$work/expected.npy" "$work/knobs/output0.npy"
+expect_line "$work/knobs.txt" "; 3 partition\(s\); .*, 1 input\(s\) in scratch;"
+expect_failure "--compiler.*fancy" "$work/model.mlir" --compiler fancy --random-inputs
 
 # The spec's hand-written Output IR (two partitions, the second reading what the
 # first wrote to the scratch buffer) computes the same with the same weights.

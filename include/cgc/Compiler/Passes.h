@@ -10,6 +10,7 @@
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpDialect.h"
+#include "cgc/Dialect/CGCPattern/IR/CGCPatternDialect.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"

@@ -50,4 +50,148 @@ def BaselinePipeline : Pass<"cgc-baseline-pipeline", "::cgc::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// The compiler's stages (see cgc/Compiler/Compiler.h)
+//===----------------------------------------------------------------------===//
+
+def MatchSubgraphs : Pass<"cgc-match-subgraphs", "::cgc::ModuleOp"> {
+  let summary = "Applies target-declared patterns: Input IR -> subgraph calls";
+  let description = [{
+    Stage 1 of the compiler (`cgc::compiler::matchSubgraphs`). Every
+    pattern of every target (`cgc_pattern.pattern`, from the target's
+    CGC_SUBGRAPH_DECLARATION) is matched against the entry point's layers:
+
+    * a match binds each pattern value to one IR value; layers are matched by
+      name, operands (a trailing `optional` input may be absent), attribute
+      values and element types; `elementwise_chain` takes the longest chain of
+      allowed single-use elementwise layers; inputs check `constant`, element
+      types, rank and shape; named constraints (`cgc.same_shape`, ...) are
+      evaluated;
+    * a match must be convex (no path leaves it and comes back) and its
+      values other than the root must have no users outside it;
+    * overlapping matches resolve by benefit (higher first), then size, then
+      program order; each target is sent its selected matches in one
+      CGC_SUBGRAPH_SPECIALIZATION_REQUEST and the rejected ones free their
+      layers for the next round;
+    * every layer left becomes a one-layer subgraph of `fallback-target`;
+    * structurally identical subgraphs of one target become one symbol.
+
+    Each pattern subgraph carries `cgc.pattern = "<pattern name>"`.
+
+    ```mlir
+    // cgc-opt --cgc-match-subgraphs="declarations=driverTarget=patterns.mlir fallback-target=fallbackTarget"
+    cgc.subgraph @conv_relu_add_0 attributes {cgc.pattern = "conv_relu_add", origin = "driverTarget"} {
+      cgc.functional_definition private @conv_relu_add_0_functional(...) -> ... { ... }
+    }
+    cgc.entry_point @main(%in: ...) -> ... {
+      %0 = cgc.call @conv_relu_add_0(%in, %w1, %b1) : (...) -> ...
+      ...
+    }
+    ```
+
+    In `cgc-opt` the targets' declarations come from files and the targets
+    accept every match except those of the patterns named in `reject`;
+    tools and the runtime ask the device's drivers instead.
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect", "::cgc::pattern::CGCPatternDialect"];
+  let options = [
+    ListOption<"declarations", "declarations", "std::string",
+               "Targets with their pattern declarations, as target=path (MLIR text "
+               "of a cgc.module of cgc_pattern.pattern ops)">,
+    Option<"fallbackTarget", "fallback-target", "std::string", /*default=*/"\"fallback\"",
+           "The target that takes every layer no pattern takes">,
+    ListOption<"reject", "reject", "std::string",
+               "Patterns whose matches the declared targets reject at specialization "
+               "(for tests)">,
+    Option<"deduplicate", "deduplicate", "bool", /*default=*/"true",
+           "Merge structurally identical subgraphs of one target">
+  ];
+}
+
+def PartitionSubgraphs : Pass<"cgc-partition", "::cgc::ModuleOp"> {
+  let summary = "Groups subgraph calls into partitions and builds the program";
+  let description = [{
+    Stage 2 (`cgc::compiler::partitionSubgraphs`): the matched stage becomes
+    Output IR with the naive memory plan.
+
+    * Calls are grouped into `cgc.partition`s: with `mode=per-target`
+      (default) each partition is a maximal convex run of one target's calls
+      in dataflow order, at most `max-layers` layers when that is non-zero;
+      with `mode=per-subgraph` each call is its own partition.
+    * A partition has one memref bind point per distinct value it touches and
+      invokes its subgraphs in order (invocations of one partition have
+      sequential semantics; bind points may alias).
+    * The `cgc.program` takes the inputs, the outputs and one
+      `!cgc.memref<Nx!cgc.int8>` scratch buffer, binds constants
+      (`cgc.constant`), views each intermediate at its own `alignment`-aligned
+      slot (`cgc.view_memref`) and invokes the partitions in order.
+    * An output that is an input, a constant or a value returned earlier is
+      written by a copy subgraph (identity `cgc_op.reshape`) of the fallback
+      target.
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"per-target\"",
+           "per-target (maximal convex runs of one target) or per-subgraph">,
+    Option<"maxLayers", "max-layers", "unsigned", /*default=*/"0",
+           "Cap on layers per partition in per-target mode (0: none)">,
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
+           "Alignment of each naive scratch slot">,
+    Option<"fallbackTarget", "fallback-target", "std::string", /*default=*/"\"fallback\"",
+           "The target of copy subgraphs">
+  ];
+}
+
+def PlanMemory : Pass<"cgc-plan-memory", "::cgc::ModuleOp"> {
+  let summary = "Liveness-based scratch reuse with a best-fit offset packer";
+  let description = [{
+    Stage 3 (`cgc::compiler::planMemory`). Steps are the subgraph
+    invocations in program order (partitions expanded); each scratch value
+    lives from the step that writes it to the last step that reads it.
+    Values are placed largest first at the best-fitting free offset among
+    values whose lifetimes overlap (with `concurrency`, also among values
+    whose sharing would order otherwise independent invocations). With
+    `in-place`, a subgraph made only of elementwise layers writes its single
+    result over an operand of the same type that dies there. With
+    `inputs-in-scratch`, inputs join the plan (the program argument gets
+    `cgc.scratch_offset`). Offsets are aligned to `alignment` and, for values
+    a target touches, its `target-alignment`.
+
+    The program gets `cgc.memory_plan = {scratch_bytes, naive_bytes,
+    lower_bound_bytes, in_place}`; the lower bound is the peak of live bytes.
+  }];
+  let options = [
+    Option<"reuse", "reuse", "bool", /*default=*/"true", "Reuse dead values' bytes">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Elementwise subgraphs write over a dying operand of the same type">,
+    Option<"inputsInScratch", "inputs-in-scratch", "bool", /*default=*/"false",
+           "Place inputs no later step needs in scratch">,
+    Option<"concurrency", "concurrency", "bool", /*default=*/"false",
+           "Never make independent invocations share bytes (more memory, more concurrency)">,
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
+           "Alignment of every scratch offset">,
+    ListOption<"targetAlignment", "target-alignment", "std::string",
+               "Per-target alignment as target=bytes">
+  ];
+}
+
+def ScheduleProgram : Pass<"cgc-schedule", "::cgc::ModuleOp"> {
+  let summary = "Orders partition invocations and records range-aware dependencies";
+  let description = [{
+    Stage 4 (`cgc::compiler::scheduleProgram`). Two program invocations
+    conflict when one writes a byte range (of scratch, an output, or an input
+    in scratch) that the other reads or writes; constants and inputs are only
+    read. With `reorder`, invocations are ordered by dependency level, so that
+    independent ones are adjacent. Each invocation gets `cgc.depends_on`, the
+    program positions of the earlier invocations it directly depends on
+    (transitively reduced): the runtime records a barrier only there. The
+    program gets `cgc.schedule = {invocations, dependencies, barriers,
+    global_barriers}`.
+  }];
+  let options = [
+    Option<"reorder", "reorder", "bool", /*default=*/"true",
+           "Order invocations by dependency level">
+  ];
+}
+
 #endif // CGC_COMPILER_PASSES_TD

@@ -9,15 +9,20 @@
 //   Result<std::unique_ptr<Session>> session = Session::create(options);
 //   Result<std::vector<HostTensor>> outputs = (*session)->run({input});
 //
-// Creating a session: Input IR is lowered by the baseline pipeline for the
-// device's driver; each `cgc.partition` of the Output IR is isolated, sealed
-// in a CGC_SUBGRAPH_PARTITION container and compiled into its own state
-// object (partitions compile in parallel threads); the weights file supplies
-// every `cgc.constant`, uploaded once into one constants buffer; one scratch
-// buffer backs every `cgc.view_memref`. One command list runs the program:
-// input uploads, a SetProgram + DispatchGraph per partition invocation with
-// barriers between dependent ones, output readbacks. `run` may be called any
-// number of times (not concurrently).
+// Creating a session: Input IR is compiled for the device (CompilerOptions):
+// the compiler asks the device's driver, through the device API, for the
+// subgraph patterns it declares and which matches it implements, and gives
+// every other layer to the driver's fallback target; Output IR runs as
+// given. Each `cgc.partition` of the Output IR is isolated, sealed in a
+// CGC_SUBGRAPH_PARTITION container and compiled into its own state object
+// (partitions compile in parallel threads); the weights file supplies every
+// `cgc.constant`, uploaded once into one constants buffer; one scratch buffer
+// backs every `cgc.view_memref` and every input the compiler placed in
+// scratch. One command list runs the program: input uploads, a SetProgram +
+// DispatchGraph per partition invocation, output readbacks, with a
+// buffer-range barrier wherever a later command touches bytes an earlier one
+// wrote (or writes bytes an earlier one read). `run` may be called any number
+// of times (not concurrently).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +36,39 @@
 #include <vector>
 
 namespace cgc::runtime {
+
+/// How the session compiles Input IR (Output IR runs as it is). The knobs
+/// are those of cgc::compiler::CompileOptions (cgc/Compiler/Compiler.h), as
+/// plain values.
+struct CompilerOptions {
+  enum class Compiler {
+    /// The compiler: the driver's patterns (each match confirmed by the
+    /// driver), partitioning, memory planning, scheduling.
+    Default,
+    /// The baseline pipeline: one subgraph per layer, one partition, one
+    /// scratch slot per intermediate. The reference the compiler is checked
+    /// against.
+    Baseline,
+  };
+  Compiler compiler = Compiler::Default;
+
+  enum class PartitionMode {
+    PerTarget,   ///< maximal convex runs of one target's subgraphs
+    PerSubgraph, ///< one partition per subgraph call
+  };
+  PartitionMode partitionMode = PartitionMode::PerTarget;
+  /// In PerTarget mode, at most this many layers per partition; 0: no cap.
+  unsigned maxLayersPerPartition = 0;
+  /// Reuse scratch bytes of dead values.
+  bool memoryReuse = true;
+  /// Let elementwise subgraphs write over an operand that dies there.
+  bool inPlace = true;
+  /// Place inputs in the scratch buffer (the input has no buffer of its own;
+  /// each run uploads it there).
+  bool inputsInScratch = false;
+  /// Never let reuse order otherwise independent invocations (more memory).
+  bool concurrency = false;
+};
 
 /// How to build a session.
 struct SessionOptions {
@@ -52,6 +90,8 @@ struct SessionOptions {
   std::string device = "cpu";
   /// Validate every device API call (the debug layer).
   bool debugLayer = false;
+  /// How Input IR is compiled.
+  CompilerOptions compiler;
 };
 
 /// A model input or output: program argument position, dtype and shape.
@@ -71,17 +111,56 @@ struct PartitionInfo {
   uint64_t persistentResourceSize;
 };
 
+/// What compiling Input IR produced (all zero for an Output IR model).
+struct CompileStats {
+  /// "default" or "baseline"; empty when the model was Output IR.
+  std::string compiler;
+  /// The compile target names: the driver's ("cpu") and its fallback
+  /// ("cpu.fallback").
+  std::string target, fallbackTarget;
+  unsigned numPatterns = 0;         ///< patterns the driver declared
+  unsigned numLayers = 0;           ///< live layers of the entry point
+  unsigned numOffered = 0;          ///< matches offered to the driver
+  unsigned numRejected = 0;         ///< of those, rejected by it
+  unsigned numPatternSubgraphs = 0; ///< subgraph calls from the driver's patterns
+  unsigned numFallbackSubgraphs = 0; ///< one-layer subgraph calls (baseline: every one)
+  unsigned numPartitions = 0;
+  uint64_t scratchBytes = 0;    ///< the planned scratch buffer
+  uint64_t naiveBytes = 0;      ///< one aligned slot per value
+  uint64_t lowerBoundBytes = 0; ///< peak live bytes (0 when not computed: baseline)
+  unsigned numInPlace = 0;
+  unsigned numInputsInScratch = 0;
+  unsigned numDependencies = 0; ///< the compiler's (transitively reduced) dependencies
+  unsigned numBarriers = 0;     ///< invocations the compiler says must wait
+  unsigned numGlobalBarriers = 0; ///< barriers if each were global
+  double seconds = 0;
+};
+
 /// What creating the session found and cost.
 struct SessionStats {
   std::string adapterName;
   std::string driverName;
   bool loweredFromInputIR = false;
+  CompileStats compile;
   uint64_t scratchBytes = 0;
   uint64_t constantBytes = 0;
+  /// Every DEFAULT-heap byte the session holds: argument buffers (inputs
+  /// placed in scratch have none), constants, temporary and persistent
+  /// resources.
+  uint64_t deviceBytes = 0;
   unsigned numConstants = 0;
   unsigned numDispatches = 0;
+  /// Dispatches that wait behind a barrier for an earlier dispatch (the
+  /// runtime's own count, from real addresses; compare
+  /// CompileStats::numBarriers). Waiting only for input uploads is not
+  /// counted.
   unsigned numBarriers = 0;
-  double loadSeconds = 0;    // parse, lower, verify
+  /// Barrier commands recorded: buffer-range ones (one per merged
+  /// conflicting range, also behind uploads and before readbacks) and
+  /// global ones (none today).
+  unsigned numRangeBarriers = 0;
+  unsigned numGlobalBarriers = 0;
+  double loadSeconds = 0;    // parse, compile Input IR (compile.seconds), verify
   double compileSeconds = 0; // state objects (parallel) and resources
 };
 

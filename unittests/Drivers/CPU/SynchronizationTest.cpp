@@ -35,6 +35,33 @@ TEST_F(CPUSynchronizationTest, BarrierOrdersADispatchBeforeACopy) {
     EXPECT_EQ(z.floats()[i], expected[i]) << i;
 }
 
+TEST_F(CPUSynchronizationTest, FallbackSubgraphsChainBehindRangeBarriers) {
+  // What the runtime records for the compiler's output: subgraphs of the
+  // fallback target ("cpu.fallback"), which the driver compiles like its own
+  // (it never reads the origin), and a range barrier over only the bytes the
+  // second dispatch reads from the first.
+  std::string text = kRelu;
+  std::string origin = "origin = \"cpu\"";
+  text.replace(text.find(origin), origin.size(), "origin = \"cpu.fallback\"");
+  void *program = compile(text, "reluPartition");
+  ASSERT_TRUE(program) << messages.take();
+  std::vector<float> x = makeValues(16, 13);
+  TestBuffer xBuffer = createBuffer(x), y = createBuffer(64), z = createBuffer(64);
+  void *list = createList();
+  recordDispatch(list, program, {bind(0, xBuffer), bind(1, y)});
+  CgcBarrierDesc barrier{CGC_API_VERSION, CGC_BARRIER_TYPE_BUFFER_RANGE, {y.address + 16, 32}};
+  ASSERT_EQ(ddi->recordBarrier(list, &barrier), CGC_OK);
+  barrier.range = {y.address, 16};
+  ASSERT_EQ(ddi->recordBarrier(list, &barrier), CGC_OK);
+  barrier.range = {y.address + 48, 16};
+  ASSERT_EQ(ddi->recordBarrier(list, &barrier), CGC_OK);
+  recordDispatch(list, program, {bind(0, y), bind(1, z)});
+  execute(list);
+  std::vector<float> expected = rectify(x);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(z.floats()[i], expected[i]) << i;
+}
+
 TEST_F(CPUSynchronizationTest, QueueWaitHoldsBackLaterWorkUntilAnotherQueueSignals) {
   void *program = compile(kRelu);
   ASSERT_TRUE(program);

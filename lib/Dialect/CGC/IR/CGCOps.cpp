@@ -149,8 +149,8 @@ LogicalResult EntryPointOp::verify() {
 LogicalResult EntryPointOp::verifyRegions() {
   return verifyBodyOps(
       *this, getBody(),
-      [](Operation *op) { return isa<ConstantOp, ReturnOp>(op) || isLayerOp(op); },
-      "cgc.constant, cgc_op layers and cgc.return");
+      [](Operation *op) { return isa<ConstantOp, CallOp, ReturnOp>(op) || isLayerOp(op); },
+      "cgc.constant, cgc_op layers, cgc.call and cgc.return");
 }
 
 LogicalResult FunctionalDefinitionOp::verify() {
@@ -377,6 +377,41 @@ LogicalResult InvokeOp::verifySymbolUses(SymbolTableCollection &symbols) {
       return emitOpError() << "operand #" << index << " is constant but "
                            << getCalleeAttr() << " writes it: constants are read-only";
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto subgraph = symbols.lookupNearestSymbolFrom<SubgraphOp>(*this, getCalleeAttr());
+  if (!subgraph)
+    return emitOpError() << "callee " << getCalleeAttr() << " does not resolve to a cgc.subgraph";
+  FunctionalDefinitionOp definition = subgraph.getDefinition();
+  if (!definition)
+    return emitOpError() << "callee " << getCalleeAttr() << " has no functional definition";
+  ArrayRef<Type> parameters = definition.getArgumentTypes();
+  ArrayRef<Type> results = definition.getResultTypes();
+  if (parameters.size() != getOperands().size() || results.size() != getResults().size())
+    return emitOpError() << "passes " << getOperands().size() << " operands and expects "
+                         << getResults().size() << " results but " << getCalleeAttr()
+                         << " takes " << parameters.size() << " and returns " << results.size();
+  for (auto [index, operand, want] : llvm::enumerate(getOperands(), parameters)) {
+    auto have = cast<TensorType>(operand.getType());
+    auto wantTensor = cast<TensorType>(want);
+    if (have.getShape() != wantTensor.getShape() ||
+        have.getElementType() != wantTensor.getElementType())
+      return emitOpError() << "operand #" << index << " has type " << have << " but "
+                           << getCalleeAttr() << " expects " << want;
+    if (wantTensor.getIsConstant() && !have.getIsConstant())
+      return emitOpError() << "operand #" << index << " must be constant: parameter #" << index
+                           << " of " << getCalleeAttr() << " is constant";
+  }
+  for (auto [index, result, want] : llvm::enumerate(getResults(), results))
+    if (result.getType() != want)
+      return emitOpError() << "result #" << index << " has type " << result.getType() << " but "
+                           << getCalleeAttr() << " returns " << want;
   return success();
 }
 

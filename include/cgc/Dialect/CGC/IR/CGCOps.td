@@ -101,7 +101,8 @@ def CGC_EntryPointOp : CGC_FunctionLikeOp<"entry_point", [HasParent<"ModuleOp">]
     ```
 
     Verified: arguments and results are tensors, the body holds only
-    `cgc.constant`, `cgc_op` layers and `cgc.return`.
+    `cgc.constant`, `cgc_op` layers and `cgc.return` (and, at the compiler's
+    matched stage, `cgc.call` of subgraphs).
   }];
 }
 
@@ -278,6 +279,34 @@ def CGC_InvokeOp : CGC_Op<"invoke", [
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<CGC_AnyMemRef>:$operands);
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` `(` type($operands) `)`
+  }];
+}
+
+def CGC_CallOp : CGC_Op<"call", [
+    HasParent<"EntryPointOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Calls a subgraph on tensors (the compiler's matched stage)";
+  let description = [{
+    The compiler's stage between Input IR and Output IR: after matching, the
+    entry point computes with calls of `cgc.subgraph`s instead of layers.
+    Operands are the definition's arguments, results its results, as values
+    (partitioning later turns each call into a `cgc.invoke` over memrefs).
+    It is never part of an interchanged interface.
+
+    ```mlir
+    %0 = cgc.call @conv_relu_add_0(%in, %w1, %b1)
+        : (!cgc.tensor<1x1x4x4x!cgc.float32>, !cgc.tensor<constant 1x1x3x3x!cgc.float32>,
+           !cgc.tensor<constant 1x!cgc.float32>) -> !cgc.tensor<1x1x4x4x!cgc.float32>
+    ```
+
+    Verified: the callee is a `cgc.subgraph`; operand and result counts,
+    shapes and element types match its definition; a `constant` parameter
+    gets a constant operand; results have the definition's result types.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<CGC_AnyTensor>:$operands);
+  let results = (outs Variadic<CGC_AnyTensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
   }];
 }
 

@@ -1,0 +1,455 @@
+//===- PatternMatcher.cpp - a target's patterns against an entry point ----===//
+//
+// Each layer is tried as the root. Pattern values are bound to IR values
+// backwards along use-def edges, from the root to the inputs; a value that
+// several pattern layers use binds once, so it must be one IR value. An
+// elementwise chain may take its value at any operand of a layer, so reading
+// the IR backwards as a chain can branch: the search copies the binding at
+// each branch (patterns are small). A complete binding is then validated as
+// a whole, since some rules only make sense for the full match: inputs come
+// from outside it, constraints hold, every chain is the greedy longest one
+// from its anchor, only the root is used outside, and the match is convex.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternMatcher.h"
+
+#include "cgc/Dialect/CGCOp/IR/CGCOpDialect.h"
+#include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+
+namespace cgc::compiler {
+namespace {
+
+bool isLayerOp(Operation *op) {
+  return op && op->getDialect() && isa<op::CGCOpDialect>(op->getDialect());
+}
+
+/// Whether `value` is used, and only by `user` (possibly at several operands).
+bool isUsedOnlyBy(Value value, Operation *user) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [&](Operation *op) { return op == user; });
+}
+
+/// Whether a tensor of shape `from` broadcasts (numpy rules) to `to` without
+/// changing it.
+bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  return llvm::all_of(llvm::zip(llvm::reverse(from), llvm::reverse(to)), [](auto sizes) {
+    auto [fromSize, toSize] = sizes;
+    return fromSize == 1 || fromSize == toSize;
+  });
+}
+
+/// Whether `elementType` is one of `allowed` (absent: any).
+bool isAllowedElementType(std::optional<ArrayAttr> allowed, Type elementType) {
+  return !allowed || llvm::any_of(*allowed, [&](Attribute type) {
+    return cast<TypeAttr>(type).getValue() == elementType;
+  });
+}
+
+bool containsName(std::optional<ArrayAttr> names, StringRef name) {
+  return names && llvm::any_of(*names, [&](Attribute attribute) {
+    return cast<StringAttr>(attribute).getValue() == name;
+  });
+}
+
+TensorType getTensorType(Value value) { return cast<TensorType>(value.getType()); }
+
+/// One way to read an IR value backwards as an elementwise chain.
+struct ChainReading {
+  Value anchor;
+  /// The chain's layers, the anchor's user first.
+  SmallVector<Operation *> layers;
+};
+
+/// A binding of a pattern's values to IR values, grown from the root.
+struct Binding {
+  /// Pattern value -> IR value; null for an absent optional input.
+  llvm::DenseMap<Value, Value> values;
+  /// IR layer -> the pattern layer or chain that covers it.
+  llvm::DenseMap<Operation *, Operation *> coveredBy;
+  /// Pattern chain -> the IR layers it covers, the anchor's user first.
+  llvm::MapVector<Operation *, SmallVector<Operation *>> chains;
+  /// (pattern value, IR value) pairs still to match.
+  SmallVector<std::pair<Value, Value>> pending;
+};
+
+/// The search for one pattern's matches.
+class PatternSearch {
+public:
+  PatternSearch(pattern::PatternOp pattern,
+                const llvm::DenseMap<Operation *, unsigned> &positions)
+      : pattern(pattern), positions(positions) {}
+
+  /// Extends `binding` in every consistent way; appends the complete ones.
+  void search(Binding binding, SmallVectorImpl<Binding> &complete);
+
+  /// The match a complete binding describes, if it is valid.
+  std::optional<PatternMatch> validate(const Binding &binding, Value root);
+
+private:
+  bool bindInput(pattern::InputOp input, Value value, Binding &binding);
+  bool bindLayer(pattern::LayerOp layer, Value value, Binding &binding);
+  SmallVector<ChainReading> readChain(pattern::ElementwiseChainOp chain, Value value);
+  bool isChainStep(pattern::ElementwiseChainOp chain, Value previous, Operation *op,
+                   Type chainType);
+  bool isGreedyChain(pattern::ElementwiseChainOp chain, const Binding &binding,
+                     const llvm::DenseSet<Operation *> &matched);
+  bool holds(pattern::ConstraintOp constraint, const Binding &binding,
+             uint64_t &alignment);
+  bool isConvex(ArrayRef<Value> inputs, const llvm::DenseSet<Operation *> &matched);
+
+  pattern::PatternOp pattern;
+  const llvm::DenseMap<Operation *, unsigned> &positions;
+};
+
+//===----------------------------------------------------------------------===//
+// Binding
+//===----------------------------------------------------------------------===//
+
+bool PatternSearch::bindInput(pattern::InputOp input, Value value, Binding &binding) {
+  if (!value)
+    return input.getOptional();
+  TensorType type = getTensorType(value);
+  if (input.getConstant() && !value.getDefiningOp<ConstantOp>())
+    return false;
+  if (!isAllowedElementType(input.getElementTypes(), type.getElementType()))
+    return false;
+  if (std::optional<uint64_t> rank = input.getRank();
+      rank && type.getRank() != static_cast<int64_t>(*rank))
+    return false;
+  if (std::optional<ArrayAttr> shape = input.getShape()) {
+    if (static_cast<int64_t>(shape->size()) != type.getRank())
+      return false;
+    for (auto [wanted, size] : llvm::zip(shape->getAsRange<IntegerAttr>(), type.getShape()))
+      if (wanted.getInt() != -1 && wanted.getInt() != size)
+        return false;
+  }
+  binding.values[input.getResult()] = value;
+  return true;
+}
+
+bool PatternSearch::bindLayer(pattern::LayerOp layer, Value value, Binding &binding) {
+  auto result = dyn_cast_if_present<OpResult>(value);
+  if (!result)
+    return false;
+  Operation *op = result.getOwner();
+  OperandRange patternOperands = layer.getOperands();
+  // One IR layer is one pattern layer: two pattern layers over one IR layer
+  // would describe a different subgraph.
+  if (op->getName().getStringRef() != layer.getOpName() || op->getNumResults() != 1 ||
+      op->getNumOperands() > patternOperands.size() || binding.coveredBy.contains(op))
+    return false;
+  if (std::optional<DictionaryAttr> attributes = layer.getOpAttributes())
+    for (NamedAttribute attribute : *attributes)
+      if (op->getAttr(attribute.getName()) != attribute.getValue())
+        return false;
+  if (!isAllowedElementType(layer.getElementTypes(), getTensorType(value).getElementType()))
+    return false;
+  binding.values[layer.getResult()] = value;
+  binding.coveredBy[op] = layer;
+  // A missing trailing operand binds to null, which only an optional input
+  // accepts.
+  for (auto [index, patternOperand] : llvm::enumerate(patternOperands))
+    binding.pending.emplace_back(patternOperand,
+                                 index < op->getNumOperands() ? op->getOperand(index) : Value());
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise chains
+//===----------------------------------------------------------------------===//
+
+bool PatternSearch::isChainStep(pattern::ElementwiseChainOp chain, Value previous,
+                                Operation *op, Type chainType) {
+  if (!isLayerOp(op) || op->getNumResults() != 1 ||
+      !op->hasTrait<op::OpTrait::Elementwise>() || previous.getType() != chainType ||
+      op->getResult(0).getType() != chainType || !isUsedOnlyBy(previous, op))
+    return false;
+  StringRef name = op->getName().getStringRef();
+  if (chain.getLayers() && !containsName(chain.getLayers(), name))
+    return false;
+  if (containsName(chain.getValueFirstLayers(), name) && op->getOperand(0) != previous)
+    return false;
+  ArrayRef<int64_t> chainShape = cast<TensorType>(chainType).getShape();
+  int64_t extraInputs = 0;
+  for (Value operand : op->getOperands()) {
+    if (operand == previous)
+      continue;
+    ++extraInputs;
+    if (!broadcastsTo(getTensorType(operand).getShape(), chainShape))
+      return false;
+  }
+  return extraInputs <= static_cast<int64_t>(chain.getMaxExtraInputs());
+}
+
+SmallVector<ChainReading> PatternSearch::readChain(pattern::ElementwiseChainOp chain,
+                                                   Value value) {
+  SmallVector<ChainReading> readings;
+  auto minLength = static_cast<int64_t>(chain.getMinLength());
+  auto maxLength = static_cast<int64_t>(chain.getMaxLength());
+  SmallVector<Operation *> path; // the root side first
+  std::function<void(Value)> walk = [&](Value current) {
+    auto length = static_cast<int64_t>(path.size());
+    if (length >= minLength)
+      readings.push_back({current, llvm::to_vector(llvm::reverse(path))});
+    if (maxLength != -1 && length >= maxLength)
+      return;
+    auto result = dyn_cast<OpResult>(current);
+    if (!result)
+      return;
+    Operation *op = result.getOwner();
+    // Any operand may be the chain's previous value (add(x, chain) as well as
+    // add(chain, x)); each one that fits is a separate reading.
+    llvm::SmallSetVector<Value, 4> operands(op->operand_begin(), op->operand_end());
+    for (Value previous : operands) {
+      if (!isChainStep(chain, previous, op, value.getType()))
+        continue;
+      path.push_back(op);
+      walk(previous);
+      path.pop_back();
+    }
+  };
+  walk(value);
+  return readings;
+}
+
+bool PatternSearch::isGreedyChain(pattern::ElementwiseChainOp chain, const Binding &binding,
+                                  const llvm::DenseSet<Operation *> &matched) {
+  Value current = binding.values.lookup(chain.getAnchor());
+  Value end = binding.values.lookup(chain.getResult());
+  auto maxLength = static_cast<int64_t>(chain.getMaxLength());
+  Type chainType = current.getType();
+  for (int64_t length = 0; maxLength == -1 || length < maxLength; ++length) {
+    if (current.use_empty())
+      break;
+    Operation *user = *current.getUsers().begin();
+    if (!isChainStep(chain, current, user, chainType))
+      break;
+    // The chain's other operands come from outside the match.
+    if (llvm::any_of(user->getOperands(), [&](Value operand) {
+          return operand != current && isa<OpResult>(operand) &&
+                 matched.contains(operand.getDefiningOp());
+        }))
+      break;
+    current = user->getResult(0);
+  }
+  return current == end;
+}
+
+//===----------------------------------------------------------------------===//
+// Search and validation
+//===----------------------------------------------------------------------===//
+
+void PatternSearch::search(Binding binding, SmallVectorImpl<Binding> &complete) {
+  while (!binding.pending.empty()) {
+    auto [patternValue, value] = binding.pending.pop_back_val();
+    if (auto bound = binding.values.find(patternValue); bound != binding.values.end()) {
+      if (bound->second != value)
+        return;
+      continue;
+    }
+    Operation *definition = patternValue.getDefiningOp();
+    if (auto input = dyn_cast<pattern::InputOp>(definition)) {
+      if (!bindInput(input, value, binding))
+        return;
+      continue;
+    }
+    if (auto layer = dyn_cast<pattern::LayerOp>(definition)) {
+      if (!bindLayer(layer, value, binding))
+        return;
+      continue;
+    }
+    auto chain = cast<pattern::ElementwiseChainOp>(definition);
+    if (!value)
+      return;
+    binding.values[patternValue] = value;
+    for (ChainReading &reading : readChain(chain, value)) {
+      if (llvm::any_of(reading.layers,
+                       [&](Operation *op) { return binding.coveredBy.contains(op); }))
+        continue;
+      Binding branch = binding;
+      for (Operation *op : reading.layers)
+        branch.coveredBy[op] = chain;
+      branch.chains[chain] = std::move(reading.layers);
+      branch.pending.emplace_back(chain.getAnchor(), reading.anchor);
+      search(std::move(branch), complete);
+    }
+    return;
+  }
+  complete.push_back(std::move(binding));
+}
+
+bool PatternSearch::holds(pattern::ConstraintOp constraint, const Binding &binding,
+                          uint64_t &alignment) {
+  SmallVector<TensorType> types;
+  for (Value value : constraint.getValues()) {
+    Value bound = binding.values.lookup(value);
+    if (!bound)
+      return false;
+    types.push_back(getTensorType(bound));
+  }
+  auto parameter = [&](StringRef name) -> int64_t {
+    DictionaryAttr params = constraint.getParamsAttr();
+    auto value = params ? dyn_cast_or_null<IntegerAttr>(params.get(name)) : nullptr;
+    return value ? value.getInt() : 0;
+  };
+  StringRef name = constraint.getConstraintName();
+  if (name == "cgc.same_shape")
+    return llvm::all_of(types, [&](TensorType type) {
+      return type.getShape() == types.front().getShape();
+    });
+  if (name == "cgc.same_element_type")
+    return llvm::all_of(types, [&](TensorType type) {
+      return type.getElementType() == types.front().getElementType();
+    });
+  if (name == "cgc.static_dims")
+    return llvm::all_of(types, [](TensorType type) {
+      return llvm::none_of(type.getShape(), ShapedType::isDynamic);
+    });
+  if (name == "cgc.channels_multiple_of") {
+    int64_t multiple = parameter("value");
+    return multiple > 0 && llvm::all_of(types, [&](TensorType type) {
+      return type.getRank() >= 2 && type.getShape()[1] % multiple == 0;
+    });
+  }
+  if (name == "cgc.alignment") {
+    // A request to memory planning, not a condition on the match.
+    alignment = std::max<uint64_t>(alignment, parameter("bytes"));
+    return true;
+  }
+  // Declarations are checked against the known constraints when read; one
+  // this matcher cannot evaluate never matches.
+  return false;
+}
+
+bool PatternSearch::isConvex(ArrayRef<Value> inputs,
+                             const llvm::DenseSet<Operation *> &matched) {
+  // Nothing before the first matched layer depends on the match.
+  unsigned first = std::numeric_limits<unsigned>::max();
+  for (Operation *op : matched)
+    first = std::min(first, positions.lookup(op));
+  llvm::DenseSet<Operation *> visited;
+  SmallVector<Operation *> worklist;
+  for (Value input : inputs)
+    if (Operation *producer = input.getDefiningOp())
+      worklist.push_back(producer);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (matched.contains(op))
+      return false;
+    if (positions.lookup(op) < first || !visited.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+  }
+  return true;
+}
+
+std::optional<PatternMatch> PatternSearch::validate(const Binding &binding, Value root) {
+  llvm::DenseSet<Operation *> matched;
+  for (auto &covered : binding.coveredBy)
+    matched.insert(covered.first);
+  auto isMatchedValue = [&](Value value) {
+    return value && isa<OpResult>(value) && matched.contains(value.getDefiningOp());
+  };
+  for (auto input : pattern.getBodyBlock()->getOps<pattern::InputOp>())
+    if (isMatchedValue(binding.values.lookup(input.getResult())))
+      return std::nullopt;
+  for (auto &chain : binding.chains)
+    if (!isGreedyChain(cast<pattern::ElementwiseChainOp>(chain.first), binding, matched))
+      return std::nullopt;
+  uint64_t alignment = 0;
+  for (auto constraint : pattern.getBodyBlock()->getOps<pattern::ConstraintOp>())
+    if (!holds(constraint, binding, alignment))
+      return std::nullopt;
+  // Only the root leaves the match.
+  for (Operation *op : matched)
+    for (Value result : op->getResults())
+      if (result != root && llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !matched.contains(user);
+          }))
+        return std::nullopt;
+
+  PatternMatch match;
+  match.layers.assign(matched.begin(), matched.end());
+  llvm::sort(match.layers, [&](Operation *lhs, Operation *rhs) {
+    return positions.lookup(lhs) < positions.lookup(rhs);
+  });
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : match.layers)
+    for (Value operand : op->getOperands())
+      if (!isMatchedValue(operand))
+        inputs.insert(operand);
+  match.inputs.assign(inputs.begin(), inputs.end());
+  // Implied by the rule above for verified patterns (every matched layer
+  // reaches the root inside the match, so a path leaving from the root cannot
+  // come back without a cycle); checked because the rewrite's dominance
+  // argument rests on it.
+  if (!isConvex(match.inputs, matched))
+    return std::nullopt;
+  match.root = root;
+  match.alignment = alignment;
+  return match;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// PatternMatcher
+//===----------------------------------------------------------------------===//
+
+PatternMatcher::PatternMatcher(EntryPointOp entry) : entry(entry) {
+  for (auto [position, op] : llvm::enumerate(entry.getBody().front()))
+    positions[&op] = position;
+}
+
+SmallVector<PatternMatch> PatternMatcher::match(pattern::PatternOp pattern,
+                                                const Target &target) const {
+  SmallVector<PatternMatch> matches;
+  EntryPointOp entryPoint = entry;
+  Value rootValue = pattern.getRootValue();
+  if (!rootValue)
+    return matches;
+  auto rootLayer = rootValue.getDefiningOp<pattern::LayerOp>();
+  PatternSearch search(pattern, positions);
+  for (Operation &op : entryPoint.getBody().front()) {
+    if (!isLayerOp(&op) || op.getNumResults() != 1 ||
+        (rootLayer && op.getName().getStringRef() != rootLayer.getOpName()))
+      continue;
+    Binding start;
+    start.pending.emplace_back(rootValue, op.getResult(0));
+    SmallVector<Binding> complete;
+    search.search(std::move(start), complete);
+    size_t firstOfRoot = matches.size();
+    for (const Binding &binding : complete) {
+      std::optional<PatternMatch> match = search.validate(binding, op.getResult(0));
+      if (!match || llvm::any_of(llvm::drop_begin(matches, firstOfRoot),
+                                 [&](const PatternMatch &other) {
+                                   return other.layers == match->layers;
+                                 }))
+        continue;
+      match->pattern = pattern;
+      match->target = &target;
+      match->benefit = static_cast<int64_t>(pattern.getBenefit());
+      matches.push_back(std::move(*match));
+    }
+  }
+  return matches;
+}
+
+} // namespace cgc::compiler

@@ -1,0 +1,118 @@
+//===- Pipeline.cpp - the compiler's stages in order -----------------------===//
+
+#include "cgc/Compiler/Compiler.h"
+
+#include "cgc/Interchange/ModuleIO.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace cgc::compiler {
+
+std::optional<Stage> parseStage(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Stage>>(name)
+      .Case("input", Stage::Input)
+      .Case("matched", Stage::Matched)
+      .Case("partitioned", Stage::Partitioned)
+      .Case("planned", Stage::Planned)
+      .Case("output", Stage::Output)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef getStageName(Stage stage) {
+  switch (stage) {
+  case Stage::Input:
+    return "input";
+  case Stage::Matched:
+    return "matched";
+  case Stage::Partitioned:
+    return "partitioned";
+  case Stage::Planned:
+    return "planned";
+  case Stage::Output:
+    return "output";
+  }
+  return "unknown";
+}
+
+LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
+                      const CompileOptions &options, CompileReport *report) {
+  auto start = std::chrono::steady_clock::now();
+  CompileReport local;
+  CompileReport &out = report ? *report : local;
+  auto finish = [&](LogicalResult result) {
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  auto verifyStage = [&](Stage stage) -> LogicalResult {
+    if (succeeded(verify(module)))
+      return success();
+    return module.emitError() << "the compiler's " << getStageName(stage)
+                              << " stage produced invalid IR";
+  };
+  if (failed(interchange::verifyInterface(module, interchange::Interface::Input)))
+    return finish(failure());
+  if (options.stopAfter == Stage::Input)
+    return finish(success());
+
+  if (failed(matchSubgraphs(module, targets, options.match, &out.match)) ||
+      failed(verifyStage(Stage::Matched)))
+    return finish(failure());
+  if (options.stopAfter == Stage::Matched)
+    return finish(success());
+
+  if (failed(partitionSubgraphs(module, options.partition, options.match, &out.partition)) ||
+      failed(verifyStage(Stage::Partitioned)))
+    return finish(failure());
+  if (options.stopAfter == Stage::Partitioned)
+    return finish(success());
+
+  // Each target's alignment applies to the values its subgraphs touch.
+  MemoryPlanOptions memory = options.memory;
+  for (const Target *target : targets)
+    memory.targetAlignment.try_emplace(target->name, target->alignment);
+  if (failed(planMemory(module, memory, &out.memory)) || failed(verifyStage(Stage::Planned)))
+    return finish(failure());
+  if (options.stopAfter == Stage::Planned)
+    return finish(success());
+
+  if (failed(scheduleProgram(module, options.schedule, &out.schedule)) ||
+      failed(verifyStage(Stage::Output)) ||
+      failed(interchange::verifyInterface(module, interchange::Interface::Output)))
+    return finish(failure());
+  return finish(success());
+}
+
+void printReport(const CompileReport &report, llvm::raw_ostream &os) {
+  const MatchReport &match = report.match;
+  os << "layers: " << match.numLayers << "\n";
+  os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered
+     << " offered, " << match.numRejected << " rejected\n";
+  os << "subgraphs: " << match.numPatternSubgraphs << " from patterns (covering "
+     << match.numLayersInPatterns << " layers), " << match.numFallbackSubgraphs
+     << " fallback, " << match.numSymbols << " distinct\n";
+  os << "partitions: " << report.partition.numPartitions << " ("
+     << report.partition.numInvocations << " subgraph invocations)\n";
+  const MemoryPlanReport &memory = report.memory;
+  auto ratio = [](uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 1.0; };
+  os << "scratch bytes: " << memory.scratchBytes << " (naive " << memory.naiveBytes
+     << ", lower bound " << memory.lowerBoundBytes << ", "
+     << llvm::format("%.3f", ratio(memory.scratchBytes, memory.lowerBoundBytes))
+     << "x the lower bound)\n";
+  os << "in-place subgraphs: " << memory.numInPlace << "; inputs in scratch: "
+     << memory.numInputsInScratch << "\n";
+  const ScheduleReport &schedule = report.schedule;
+  os << "program invocations: " << schedule.numInvocations << "; dependencies: "
+     << schedule.numDependencies << "; barriers: " << schedule.numBarriers
+     << " (range-aware), " << schedule.numGlobalBarriers << " (if global)\n";
+  os << "compile seconds: " << llvm::format("%.3f", report.seconds) << "\n";
+}
+
+} // namespace cgc::compiler
