@@ -25,6 +25,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
+#include <optional>
 
 namespace cgc {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -77,6 +79,19 @@ private:
   unsigned find(unsigned index);
   SmallVector<unsigned> getGroups();
   uint64_t placeNaive();
+  struct PackStrategy {
+    /// The smallest fitting gap, else the lowest.
+    bool bestFit;
+    /// Values living at least this many steps go high in a gap that ends at
+    /// the ceiling (else low), so that a chain of long-lived values (a
+    /// transformer's residual stream) alternates between the bottom and the
+    /// top and leaves the middle contiguous. INT_MAX: every value goes low.
+    int extremesMinLifetime;
+    /// The ceiling gaps end at: the lower bound.
+    uint64_t capacity;
+  };
+  /// Places the values of `order` one by one; returns the footprint.
+  uint64_t packInOrder(ArrayRef<unsigned> order, const PackStrategy &strategy);
   void pack();
   uint64_t computeLowerBound();
   void rewrite(uint64_t scratchBytes);
@@ -307,15 +322,11 @@ uint64_t MemoryPlanner::placeNaive() {
   return llvm::alignTo(end, options.alignment);
 }
 
-void MemoryPlanner::pack() {
-  SmallVector<unsigned> order = getGroups();
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    if (values[a].size != values[b].size)
-      return values[a].size > values[b].size;
-    return values[a].first < values[b].first;
-  });
+uint64_t MemoryPlanner::packInOrder(ArrayRef<unsigned> order, const PackStrategy &strategy) {
   SmallVector<unsigned> placed;
   SmallVector<std::pair<uint64_t, uint64_t>> taken;
+  uint64_t capacity = strategy.capacity;
+  uint64_t footprint = 0;
   for (unsigned index : order) {
     ScratchValue &value = values[index];
     if (value.size == 0) {
@@ -327,23 +338,86 @@ void MemoryPlanner::pack() {
       if (!canShare(value, values[other]))
         taken.emplace_back(values[other].offset, values[other].offset + values[other].size);
     llvm::sort(taken);
-    // Best fit: the smallest free gap between taken ranges that holds the
-    // value at an aligned offset; else after the last.
+    // The free gaps below `capacity` between taken ranges; the value goes in
+    // the smallest one that holds it (best fit) or the lowest (first fit),
+    // else after the last taken range.
     uint64_t cursor = 0;
-    std::optional<uint64_t> bestOffset;
-    uint64_t bestGap = 0;
+    std::optional<std::pair<uint64_t, uint64_t>> chosen;
+    auto consider = [&](uint64_t begin, uint64_t end) {
+      if (end <= begin || llvm::alignTo(begin, value.alignment) + value.size > end)
+        return;
+      if (!chosen || (strategy.bestFit && end - begin < chosen->second - chosen->first))
+        chosen = {begin, end};
+    };
     for (auto [begin, end] : taken) {
-      uint64_t offset = llvm::alignTo(cursor, value.alignment);
-      if (begin > cursor && offset + value.size <= begin &&
-          (!bestOffset || begin - cursor < bestGap)) {
-        bestOffset = offset;
-        bestGap = begin - cursor;
-      }
+      consider(cursor, begin);
       cursor = std::max(cursor, end);
     }
-    value.offset = bestOffset ? *bestOffset : llvm::alignTo(cursor, value.alignment);
+    consider(cursor, capacity);
+    if (!chosen) {
+      value.offset = llvm::alignTo(cursor, value.alignment);
+    } else {
+      auto [begin, end] = *chosen;
+      uint64_t low = llvm::alignTo(begin, value.alignment);
+      uint64_t high = llvm::alignDown(end - value.size, value.alignment);
+      bool placeHigh = value.last - value.first >= strategy.extremesMinLifetime &&
+                       begin != 0 && end == capacity;
+      value.offset = placeHigh ? high : low;
+    }
+    footprint = std::max(footprint, value.offset + value.size);
     placed.push_back(index);
   }
+  return footprint;
+}
+
+void MemoryPlanner::pack() {
+  // Greedy packers each have graphs they do badly on; run a few and keep the
+  // smallest footprint. Largest-first leaves transformer blocks one residual
+  // tensor above the lower bound: their residual stream is a chain of
+  // long-lived values, each overlapping the next, that best alternate
+  // between the bottom and the top of the buffer.
+  SmallVector<unsigned> groups = getGroups();
+  auto lifetime = [&](unsigned index) { return values[index].last - values[index].first; };
+  int maxLifetime = 0;
+  for (unsigned index : groups)
+    maxLifetime = std::max(maxLifetime, lifetime(index));
+  uint64_t capacity = llvm::alignTo(computeLowerBound(), options.alignment);
+
+  std::optional<uint64_t> best;
+  SmallVector<uint64_t> bestOffsets;
+  auto tryOrder = [&](function_ref<std::tuple<int, int64_t, int64_t>(unsigned)> key,
+                      int extremesMinLifetime) {
+    SmallVector<unsigned> order = groups;
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) { return key(a) < key(b); });
+    for (bool bestFit : {true, false}) {
+      uint64_t footprint = packInOrder(order, {bestFit, extremesMinLifetime, capacity});
+      if (!best || footprint < *best) {
+        best = footprint;
+        bestOffsets = llvm::map_to_vector(values, [](const ScratchValue &v) { return v.offset; });
+      }
+    }
+  };
+  auto size = [&](unsigned index) { return static_cast<int64_t>(values[index].size); };
+  auto first = [&](unsigned index) { return static_cast<int64_t>(values[index].first); };
+  // Largest first (TFLite's greedy by size); largest area (bytes x steps)
+  // first; in order of production.
+  tryOrder([&](unsigned i) { return std::tuple(0, -size(i), first(i)); }, INT_MAX);
+  tryOrder([&](unsigned i) { return std::tuple(0, -size(i) * (lifetime(i) + 1), first(i)); },
+           INT_MAX);
+  tryOrder([&](unsigned i) { return std::tuple(0, first(i), -size(i)); }, INT_MAX);
+  // Long-lived values first, longest first, at the extremes; then the rest,
+  // largest first.
+  for (int percent : {75, 50, 25}) {
+    int threshold = std::max(1, maxLifetime * percent / 100);
+    tryOrder(
+        [&](unsigned i) {
+          return lifetime(i) >= threshold ? std::tuple(0, int64_t(-lifetime(i)), first(i))
+                                          : std::tuple(1, -size(i), first(i));
+        },
+        threshold);
+  }
+  for (auto [value, offset] : llvm::zip(values, bestOffsets))
+    value.offset = offset;
   // Merged values take their representative's offset.
   for (unsigned index = 0; index < values.size(); ++index)
     values[index].offset = values[find(index)].offset;

@@ -148,9 +148,13 @@ def PlanMemory : Pass<"cgc-plan-memory", "::cgc::ModuleOp"> {
     Stage 3 (`cgc::compiler::planMemory`). Steps are the subgraph
     invocations in program order (partitions expanded); each scratch value
     lives from the step that writes it to the last step that reads it.
-    Values are placed largest first at the best-fitting free offset among
-    values whose lifetimes overlap (with `concurrency`, also among values
-    whose sharing would order otherwise independent invocations). With
+    Values are placed one by one at the best-fitting (or lowest) free
+    offset among values whose lifetimes overlap (with `concurrency`, also
+    among values whose sharing would order otherwise independent
+    invocations); several orders are tried — largest first, largest area
+    first, production order, and long-lived values first placed alternately
+    at the bottom and the top (a transformer's residual stream) — and the
+    smallest footprint is kept. With
     `in-place`, a subgraph made only of elementwise layers writes its single
     result over an operand of the same type that dies there. With
     `inputs-in-scratch`, inputs join the plan (the program argument gets
