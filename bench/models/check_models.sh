@@ -31,7 +31,7 @@ for model in ${models//,/ }; do
     inputs+=(--input "$name=$directory/$file")
   done < "$directory/inputs.txt"
   if ! "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" \
-      --output-dir "$work/out/$model" --benchmark 5 > "$results/$model.txt" 2>&1; then
+      --output-dir "$work/out/$model" --benchmark 20 > "$results/$model.txt" 2>&1; then
     echo "{\"model\": \"$model\", \"pass\": false, \"error\": \"cgc-run failed: $(tail -1 "$results/$model.txt" | tr '"' "'")\"}" \
       >> "$results/results.jsonl"
     status=1
@@ -47,7 +47,7 @@ for model in ${models//,/ }; do
     --concurrency > "$results/$model.compile-concurrency.txt" 2>&1 || status=1
   # The reference: the baseline pipeline's outputs must equal the compiler's.
   if "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" --compiler baseline \
-      --output-dir "$work/baseline/$model" --benchmark 5 > "$results/$model.baseline.txt" 2>&1; then
+      --output-dir "$work/baseline/$model" --benchmark 20 > "$results/$model.baseline.txt" 2>&1; then
     python3 - "$work/baseline/$model" "$work/out/$model" "$model" >> "$results/results.jsonl" <<'PY' || status=1
 import glob, json, os, sys
 import numpy as np

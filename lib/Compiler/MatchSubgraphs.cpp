@@ -17,7 +17,6 @@
 #include "cgc/Compiler/Passes.h"
 
 #include "PatternMatcher.h"
-#include "Targets.h"
 
 #include "cgc/Dialect/CGCPattern/IR/KnownConstraints.h"
 #include "cgc/Interchange/ModuleIO.h"

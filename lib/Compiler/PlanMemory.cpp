@@ -13,7 +13,6 @@
 #include "cgc/Compiler/Compiler.h"
 #include "cgc/Compiler/Passes.h"
 #include "ProgramAccesses.h"
-#include "Targets.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 

@@ -1,7 +1,6 @@
 //===- Targets.cpp - compile targets and their declarations ----------------===//
 
 #include "cgc/Compiler/Compiler.h"
-#include "Targets.h"
 
 #include "cgc/Dialect/CGCPattern/IR/KnownConstraints.h"
 #include "cgc/Interchange/ModuleIO.h"
