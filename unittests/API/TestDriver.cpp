@@ -8,7 +8,9 @@
 //    complete and sorted — so the API's validation and ordering are tested
 //    without a real driver. It exchanges no MLIR, except that with
 //    CGC_MOCK_DECLARATION=<file> it answers CGC_SUBGRAPH_DECLARATION_REQUEST
-//    with that file's bytes (the runtime's tests hand it declarations).
+//    with that file's bytes (the runtime's tests hand it declarations), and
+//    with CGC_MOCK_SPECIALIZATION=<file> it answers every
+//    CGC_SUBGRAPH_SPECIALIZATION_REQUEST with that file's bytes.
 //  * 1: its table reports another ddiVersion (the loader must reject it).
 //  * 2: cgcDriverOpen fails with a message.
 //  * 3: its table's structSize is too small.
@@ -178,14 +180,23 @@ CgcStatus getCaps(void *device, CgcFeature feature, void *data, size_t) {
       support->mlirInterfacesSupported[i] =
           sameGuid(guid, CGC_SUBGRAPH_PARTITION) ||
           (declares && (sameGuid(guid, CGC_SUBGRAPH_DECLARATION_REQUEST) ||
-                        sameGuid(guid, CGC_SUBGRAPH_DECLARATION)));
+                        sameGuid(guid, CGC_SUBGRAPH_DECLARATION))) ||
+          (std::getenv("CGC_MOCK_SPECIALIZATION") &&
+           (sameGuid(guid, CGC_SUBGRAPH_SPECIALIZATION_REQUEST) ||
+            sameGuid(guid, CGC_SUBGRAPH_SPECIALIZATION)));
     }
     return CGC_OK;
   }
   case CGC_FEATURE_MLIR_EXCHANGE: {
     auto *exchange = static_cast<CgcFeatureDataMlirExchange *>(data);
-    const char *path = std::getenv("CGC_MOCK_DECLARATION");
-    if (!path || !sameGuid(exchange->mlirInterface, CGC_SUBGRAPH_DECLARATION_REQUEST))
+    // A fixed reply per request: the declaration file, and the
+    // specialization file (whatever subgraphs were offered).
+    const char *path = nullptr;
+    if (sameGuid(exchange->mlirInterface, CGC_SUBGRAPH_DECLARATION_REQUEST))
+      path = std::getenv("CGC_MOCK_DECLARATION");
+    else if (sameGuid(exchange->mlirInterface, CGC_SUBGRAPH_SPECIALIZATION_REQUEST))
+      path = std::getenv("CGC_MOCK_SPECIALIZATION");
+    if (!path)
       return report(CGC_ERROR_UNSUPPORTED, "the mock driver exchanges no MLIR");
     std::vector<char> reply;
     if (std::FILE *file = std::fopen(path, "rb")) {

@@ -402,6 +402,73 @@ TEST_F(SessionCompileTest, DriverWithoutPatternsGetsEveryLayerAsFallback) {
   EXPECT_EQ(compile.numFallbackSubgraphs, 7u);
 }
 
+namespace {
+/// Seals `text` (MLIR of a cgc.module) as `interface` into a file in
+/// `directory`; returns its path.
+std::string writeContainerFile(const fs::path &directory, const char *name, const char *text,
+                               cgc::interchange::Interface interface) {
+  mlir::DialectRegistry registry;
+  cgc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::Operation *> module =
+      mlir::parseSourceString(text, mlir::ParserConfig(&context));
+  if (!module)
+    return "";
+  std::string bytecode;
+  llvm::raw_string_ostream os(bytecode);
+  if (mlir::failed(mlir::writeBytecodeToFile(*module, os)))
+    return "";
+  auto sealed = cgc::interchange::sealContainer(
+      interface, std::span(reinterpret_cast<const uint8_t *>(bytecode.data()), bytecode.size()));
+  if (!sealed.ok())
+    return "";
+  std::string path = (directory / name).string();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char *>(sealed->data()), sealed->size());
+  return path;
+}
+} // namespace
+
+TEST_F(SessionCompileTest, RejectedSpecializationFallsBack) {
+  useSpecNetwork();
+  // The driver declares the spec's conv -> relu -> add but implements none
+  // of the matches it is offered (its answer holds no subgraph): both go to
+  // its fallback target, one subgraph per layer.
+  std::string declaration = writeContainerFile(directory, "declaration.cgc", R"mlir(
+cgc.module {
+  cgc_pattern.pattern @conv_relu_add benefit(10) {
+    %x = cgc_pattern.input
+    %w = cgc_pattern.input {constant}
+    %b = cgc_pattern.input {constant}
+    %conv = cgc_pattern.layer "cgc_op.convolution"(%x, %w, %b)
+    %relu = cgc_pattern.layer "cgc_op.relu"(%conv)
+    %add = cgc_pattern.layer "cgc_op.add"(%relu, %x)
+    cgc_pattern.root %add
+  }
+}
+)mlir",
+                                               cgc::interchange::Interface::SubgraphDeclaration);
+  std::string rejectAll = writeContainerFile(directory, "specialization.cgc", "cgc.module {}",
+                                             cgc::interchange::Interface::SubgraphSpecialization);
+  ASSERT_FALSE(declaration.empty());
+  ASSERT_FALSE(rejectAll.empty());
+  setenv("CGC_MOCK_DECLARATION", declaration.c_str(), 1);
+  setenv("CGC_MOCK_SPECIALIZATION", rejectAll.c_str(), 1);
+  Result<std::unique_ptr<Session>> session = create({}, "mock");
+  unsetenv("CGC_MOCK_DECLARATION");
+  unsetenv("CGC_MOCK_SPECIALIZATION");
+  if (!session.ok() && session.error().message.find("no such adapter") != std::string::npos)
+    GTEST_SKIP() << "the mock driver is not built here";
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  const CompileStats &compile = (*session)->getStats().compile;
+  EXPECT_EQ(compile.numPatterns, 1u);
+  EXPECT_EQ(compile.numOffered, 2u);
+  EXPECT_EQ(compile.numRejected, 2u);
+  EXPECT_EQ(compile.numPatternSubgraphs, 0u);
+  EXPECT_EQ(compile.numFallbackSubgraphs, 7u);
+}
+
 TEST_F(SessionCompileTest, InvalidDeclarationNamesTheDriver) {
   useSpecNetwork();
   // Patterns that verify as ops but name a constraint the compiler does not

@@ -183,7 +183,10 @@ struct MemoryPlanReport {
 /// The discardable attribute `planMemory` sets on the program: a dictionary
 /// {scratch_bytes, naive_bytes, lower_bound_bytes, in_place} of i64.
 inline constexpr llvm::StringLiteral kMemoryPlanAttr = "cgc.memory_plan";
-/// The program argument attribute placing an input in scratch at an offset.
+/// The program argument attribute placing an input in scratch: a byte offset
+/// into the program's scratch argument (its last, `!cgc.memref<Nx!cgc.int8>`).
+/// A consumer that ignores it and gives the input its own buffer still runs
+/// the program correctly; it only forgoes the reuse.
 inline constexpr llvm::StringLiteral kScratchOffsetAttr = "cgc.scratch_offset";
 
 /// Re-plans the scratch offsets of a partitioned (or planned) module's
