@@ -25,6 +25,17 @@ if [[ ! -f $build_dir/build.ninja ]]; then
 fi
 tools=(cgc-run cgc-compile cgc-import)
 cmake --build "$build_dir" --parallel "$(nproc)" --target "${tools[@]}" cgc-api cgc-driver-cpu
+# Parts built only where their dependencies exist (the CUDA driver and its
+# tests need the CUDA toolkit), and the test programs worth running on the
+# target machine: the device API conformance suite and the CUDA kernel tests.
+has_target() { ninja -C "$build_dir" -t targets all 2>/dev/null | grep -q "^$1:"; }
+optional=()
+for target in cgc-driver-cuda CGCAPIConformanceTests CGCCUDAKernelTests cgc-onnx-conformance; do
+  if has_target "$target"; then optional+=("$target"); fi
+done
+if ((${#optional[@]})); then
+  cmake --build "$build_dir" --parallel "$(nproc)" --target "${optional[@]}"
+fi
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib/cgc-drivers"
@@ -33,15 +44,24 @@ for tool in "${tools[@]}"; do
 done
 install -m 755 -s "$build_dir/lib/libcgc-api.so" "$bundle/lib/"
 install -m 755 -s "$build_dir"/lib/cgc-drivers/*.so "$bundle/lib/cgc-drivers/"
+for target in "${optional[@]}"; do
+  case $target in
+    CGC*Tests) mkdir -p "$bundle/tests" && install -m 755 -s "$build_dir/unittests/$target" "$bundle/tests/" ;;
+    cgc-onnx-conformance) install -m 755 -s "$build_dir/bin/$target" "$bundle/bin/" ;;
+  esac
+done
 
 # Debian's shared libraries the tools load, except those every Linux has.
 is_common() {
   case $(basename "$1") in
     libc.so.* | libm.so.* | libstdc++.so.* | libgcc_s.so.* | ld-linux* | libcrypto.so.* | libz.so.* | linux-vdso*) return 0 ;;
+    # NVIDIA's libraries come with the GPU machine's CUDA installation.
+    libcuda.so* | libcudart.so* | libcudnn*.so* | libcublas*.so* | libnvrtc*.so* | libnvJitLink*.so*) return 0 ;;
   esac
   return 1
 }
-for file in "$bundle"/bin/* "$bundle"/lib/*.so "$bundle"/lib/cgc-drivers/*.so; do
+for file in "$bundle"/bin/* "$bundle"/lib/*.so "$bundle"/lib/cgc-drivers/*.so "$bundle"/tests/*; do
+  [[ -f $file ]] || continue
   ldd "$file" | awk '/=> \// {print $3}' | while read -r library; do
     [[ $library == "$PWD"/* ]] && continue
     is_common "$library" || cp -Ln "$library" "$bundle/lib/" 2>/dev/null || true

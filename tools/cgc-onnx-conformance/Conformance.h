@@ -77,9 +77,10 @@ std::string getOutOfScopeReason(const onnx::ModelProto &model);
 /// else the op of the first node that is not a Constant.
 std::string getOpUnderTest(const onnx::ModelProto &model, const std::string &testName);
 
-/// Imports, compiles (as `compiler` says) and runs `test` on the CPU device
+/// Imports, compiles (as `compiler` says) and runs `test` on `device` ("cpu", "cuda:0")
 /// and compares every data set with its stored outputs.
-TestResult runTest(const TestCase &test, const runtime::CompilerOptions &compiler);
+TestResult runTest(const TestCase &test, const runtime::CompilerOptions &compiler,
+                   const std::string &device = "cpu");
 
 /// The set of test ids ("node/test_abs") listed in an expectations file
 /// (one per line; '#' starts a comment).

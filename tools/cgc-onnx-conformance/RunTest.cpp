@@ -249,8 +249,9 @@ struct CompiledModel {
 
 class TestRunner {
 public:
-  TestRunner(const TestCase &test, const CompilerOptions &compiler, TestResult &result)
-      : test(test), compiler(compiler), result(result) {}
+  TestRunner(const TestCase &test, const CompilerOptions &compiler, const std::string &device,
+             TestResult &result)
+      : test(test), compiler(compiler), device(device), result(result) {}
 
   void run();
 
@@ -278,6 +279,7 @@ private:
 
   const TestCase &test;
   const CompilerOptions &compiler;
+  const std::string &device;
   TestResult &result;
   onnx::ModelProto model;
   std::vector<std::string> graphInputs; // graph inputs that are not initializers
@@ -330,7 +332,7 @@ bool TestRunner::compile(const std::map<std::string, HostTensor> &inputs) {
 
     SessionOptions sessionOptions;
     sessionOptions.modelPath = test.getId();
-    sessionOptions.device = "cpu";
+    sessionOptions.device = device;
     sessionOptions.compiler = compiler;
     std::string bytecode;
     llvm::raw_string_ostream os(bytecode);
@@ -537,11 +539,12 @@ const char *getOutcomeName(Outcome outcome) {
   return "?";
 }
 
-TestResult runTest(const TestCase &test, const CompilerOptions &compiler) {
+TestResult runTest(const TestCase &test, const CompilerOptions &compiler,
+                   const std::string &device) {
   auto start = std::chrono::steady_clock::now();
   TestResult result;
   result.test = test;
-  TestRunner(test, compiler, result).run();
+  TestRunner(test, compiler, device, result).run();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -147,6 +147,9 @@ int main(int argc, char **argv) {
               {"per-target", cgc::runtime::CompilerOptions::PartitionMode::PerTarget},
               {"per-subgraph", cgc::runtime::CompilerOptions::PartitionMode::PerSubgraph}},
           CLI::ignore_case));
+  std::string device = "cpu";
+  app.add_option("--device", device, "The device the tests run on: cpu, cuda, cuda:N")
+      ->capture_default_str();
   app.add_flag("--inputs-in-scratch", compiler.inputsInScratch,
                "Let the compiler place inputs in the scratch buffer");
   CLI11_PARSE(app, argc, argv);
@@ -179,7 +182,7 @@ int main(int argc, char **argv) {
     for (size_t i; (i = next.fetch_add(1)) < tests.size();) {
       std::string id = tests[i].getId();
       runningTests[worker] = id.c_str();
-      results[i] = runTest(tests[i], compiler);
+      results[i] = runTest(tests[i], compiler, device);
       runningTests[worker] = nullptr;
       if (verbose) {
         std::lock_guard<std::mutex> lock(printMutex);
