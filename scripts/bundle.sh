@@ -28,7 +28,10 @@ cmake --build "$build_dir" --parallel "$(nproc)" --target "${tools[@]}" cgc-api 
 # Parts built only where their dependencies exist (the CUDA driver and its
 # tests need the CUDA toolkit), and the test programs worth running on the
 # target machine: the device API conformance suite and the CUDA kernel tests.
-has_target() { ninja -C "$build_dir" -t targets all 2>/dev/null | grep -q "^$1:"; }
+# (The list is read whole first: `grep -q` on a pipe would end ninja early,
+# which pipefail turns into a failure.)
+all_targets=$(ninja -C "$build_dir" -t targets all 2>/dev/null)
+has_target() { grep -q "^$1:" <<< "$all_targets"; }
 optional=()
 for target in cgc-driver-cuda CGCAPIConformanceTests CGCCUDAKernelTests cgc-onnx-conformance; do
   if has_target "$target"; then optional+=("$target"); fi

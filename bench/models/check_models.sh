@@ -5,7 +5,7 @@
 # it through cgc-run on the CPU driver, compares with PyTorch's outputs, and
 # compares the compiler's outputs with the baseline pipeline's.
 #
-#   bash bench/models/check_models.sh BUNDLE RESULTS [MODELS]
+#   bash bench/models/check_models.sh BUNDLE RESULTS [MODELS] [DEVICE]
 #
 # BUNDLE is a directory made by scripts/bundle.sh (the tools and their
 # libraries); RESULTS receives results.jsonl (one compare_outputs.py line per
@@ -14,9 +14,10 @@
 # torchvision, transformers and numpy; no network.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bundle=$(cd "${1:?usage: check_models.sh BUNDLE RESULTS [MODELS]}" && pwd)
-results=${2:?usage: check_models.sh BUNDLE RESULTS [MODELS]}
+bundle=$(cd "${1:?usage: check_models.sh BUNDLE RESULTS [MODELS] [DEVICE]}" && pwd)
+results=${2:?usage: check_models.sh BUNDLE RESULTS [MODELS] [DEVICE]}
 models=${3:-resnet50,mobilenet_v2,vit_b_16,bert_base}
+device=${4:-cpu}
 mkdir -p "$results"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,7 +31,7 @@ for model in ${models//,/ }; do
   while IFS='=' read -r name file; do
     inputs+=(--input "$name=$directory/$file")
   done < "$directory/inputs.txt"
-  if ! "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" \
+  if ! "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" --device "$device" \
       --output-dir "$work/out/$model" --benchmark 20 > "$results/$model.txt" 2>&1; then
     echo "{\"model\": \"$model\", \"pass\": false, \"error\": \"cgc-run failed: $(tail -1 "$results/$model.txt" | tr '"' "'")\"}" \
       >> "$results/results.jsonl"
@@ -41,12 +42,12 @@ for model in ${models//,/ }; do
     >> "$results/results.jsonl" || status=1
   # The compiler's report, and for comparison the same model with more
   # concurrency (no reuse across independent invocations).
-  "$bundle/bin/cgc-compile" "$directory/model.onnx" -o "$work/$model.cgc" --report \
+  "$bundle/bin/cgc-compile" "$directory/model.onnx" -o "$work/$model.cgc" --report --device "$device" \
     > "$results/$model.compile.txt" 2>&1 || status=1
-  "$bundle/bin/cgc-compile" "$directory/model.onnx" -o "$work/$model.concurrent.cgc" --report \
+  "$bundle/bin/cgc-compile" "$directory/model.onnx" -o "$work/$model.concurrent.cgc" --report --device "$device" \
     --concurrency > "$results/$model.compile-concurrency.txt" 2>&1 || status=1
   # The reference: the baseline pipeline's outputs must equal the compiler's.
-  if "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" --compiler baseline \
+  if "$bundle/bin/cgc-run" "$directory/model.onnx" "${inputs[@]}" --compiler baseline --device "$device" \
       --output-dir "$work/baseline/$model" --benchmark 20 > "$results/$model.baseline.txt" 2>&1; then
     python3 - "$work/baseline/$model" "$work/out/$model" "$model" >> "$results/results.jsonl" <<'PY' || status=1
 import glob, json, os, sys

@@ -56,7 +56,7 @@ bool isInterfaceSupported(Interface interface) {
 /// data; a request container, when given, must be one (an empty module).
 CgcStatus declarePatterns(Device &device, const CgcFeatureDataMlirExchange &exchange,
                           std::string &reply) {
-  IRContext context;
+  drivers::IRContext context;
   if (exchange.inputData) {
     Interface interface;
     OwningOpRef<Operation *> request = context.readContainer(
@@ -94,7 +94,7 @@ CgcStatus declarePatterns(Device &device, const CgcFeatureDataMlirExchange &exch
 /// from the compiler that the pattern promised more than the kernel does.
 CgcStatus specializeSubgraphs(Device &device, const CgcFeatureDataMlirExchange &exchange,
                               std::string &reply) {
-  IRContext context;
+  drivers::IRContext context;
   Interface interface;
   OwningOpRef<Operation *> request = context.readContainer(
       std::span(static_cast<const uint8_t *>(exchange.inputData), exchange.inputDataSizeInBytes),

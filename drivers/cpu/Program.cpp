@@ -96,7 +96,7 @@ uint64_t instantiate(const LoweredSubgraph &lowered, std::span<const BufferRef> 
 
 CompileFailure compilePartition(std::span<const uint8_t> container,
                                 const std::string &programName, Plan &plan) {
-  IRContext context;
+  drivers::IRContext context;
   interchange::Interface interface;
   OwningOpRef<Operation *> top = context.readContainer(container, programName, interface);
   if (!top)

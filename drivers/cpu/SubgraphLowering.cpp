@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SubgraphLowering.h"
-#include "Buffer.h"
+#include "ScratchAllocator.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 
@@ -24,44 +24,6 @@ using namespace mlir;
 namespace cgc::cpu {
 
 namespace {
-
-/// First-fit placement of blocks in one growing scratch area.
-class ScratchAllocator {
-public:
-  /// The offset of a new block of `size` bytes.
-  uint64_t allocate(uint64_t size) {
-    uint64_t rounded = alignTo(size, kScratchAlignment);
-    if (rounded == 0)
-      return 0; // Nothing is read or written; no block needed.
-    uint64_t candidate = 0;
-    auto position = live.begin();
-    for (; position != live.end(); ++position) {
-      if (candidate + rounded <= position->first)
-        break;
-      candidate = std::max(candidate, position->first + position->second);
-    }
-    live.insert(position, {candidate, rounded});
-    peak = std::max(peak, candidate + rounded);
-    return candidate;
-  }
-
-  /// Gives back the block at `offset` (a no-op for empty blocks).
-  void release(uint64_t offset, uint64_t size) {
-    if (alignTo(size, kScratchAlignment) == 0)
-      return;
-    auto it = std::find_if(live.begin(), live.end(),
-                           [&](const auto &block) { return block.first == offset; });
-    if (it != live.end())
-      live.erase(it);
-  }
-
-  uint64_t getPeak() const { return peak; }
-
-private:
-  /// Live blocks (offset, size), sorted by offset.
-  std::vector<std::pair<uint64_t, uint64_t>> live;
-  uint64_t peak = 0;
-};
 
 uint64_t getByteSize(Value value) { return cast<TensorType>(value.getType()).getByteSize(); }
 
@@ -121,7 +83,7 @@ llvm::Expected<LoweredSubgraph> lowerSubgraph(SubgraphOp subgraph) {
       lastReader[operand] = &op;
 
   LoweredSubgraph lowered;
-  ScratchAllocator scratch;
+  drivers::ScratchAllocator scratch(kScratchAlignment);
   for (Operation &op : body.without_terminator()) {
     llvm::Expected<KernelFn> kernel = buildKernel(&op);
     if (!kernel)

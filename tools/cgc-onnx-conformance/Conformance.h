@@ -95,6 +95,7 @@ struct ReportInfo {
   std::string command; // the command line that made it
   std::string dataDirectory;
   std::string compiler = "default"; // how Input IR was compiled: default, baseline
+  std::string device = "cpu";       // where the tests ran: cpu, cuda, cuda:N
 };
 
 /// docs/conformance.md: summary, a table per op, model tests, out of scope.

@@ -215,7 +215,8 @@ int main(int argc, char **argv) {
   ReportInfo info{today(), "cgc-onnx-conformance", data,
                   compiler.compiler == cgc::runtime::CompilerOptions::Compiler::Baseline
                       ? "baseline"
-                      : "default"};
+                      : "default",
+                  device};
   for (int i = 1; i < argc; ++i)
     info.command += std::string(" ") + argv[i];
   bool written = true;

@@ -29,11 +29,13 @@ protected:
   }
 
   void TearDown() override {
+    // The queue first: releasing it finishes its pending work, which may
+    // still signal the fence or read the lists and buffers.
+    cgcReleaseCommandQueue(queue);
     for (CgcCommandList list : lists)
       cgcReleaseCommandList(list);
     releaseBuffers();
     cgcReleaseFence(fence);
-    cgcReleaseCommandQueue(queue);
     cgcReleaseCommandAllocator(allocator);
     cgcReleaseDevice(device);
   }

@@ -8,7 +8,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
-namespace cgc::cpu {
+namespace cgc::drivers {
 
 IRContext::IRContext() {
   mlir::DialectRegistry registry;
@@ -47,4 +47,4 @@ std::string IRContext::takeDiagnostics() {
   return taken;
 }
 
-} // namespace cgc::cpu
+} // namespace cgc::drivers

@@ -1,15 +1,15 @@
 //===- IRContext.h - reading CGC IR inside the driver -----------*- C++ -*-===//
 //
-// Each program compile and each MLIR exchange reads its container into an
-// MLIRContext of its own: calls on several threads never share one, and no
-// MLIR object outlives the call. The context starts no threads (the driver's
-// threads are its thread pool and queues), and its diagnostics are collected
-// as text for the error message.
+// Shared by the driver plugins. Each program compile and each MLIR exchange
+// reads its container into an MLIRContext of its own: calls on several
+// threads never share one, and no MLIR object outlives the call. The context
+// starts no threads (a driver's threads are its own: thread pools, queues),
+// and its diagnostics are collected as text for the error message.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef CGC_DRIVERS_CPU_IRCONTEXT_H
-#define CGC_DRIVERS_CPU_IRCONTEXT_H
+#ifndef CGC_DRIVERS_COMMON_IRCONTEXT_H
+#define CGC_DRIVERS_COMMON_IRCONTEXT_H
 
 #include "cgc/Interchange/Container.h"
 
@@ -23,8 +23,9 @@
 #include <span>
 #include <string>
 
-namespace cgc::cpu {
+namespace cgc::drivers {
 
+/// One MLIRContext with every CGC dialect, threading off, errors collected.
 class IRContext {
 public:
   IRContext();
@@ -47,6 +48,6 @@ private:
   std::string diagnostics;
 };
 
-} // namespace cgc::cpu
+} // namespace cgc::drivers
 
-#endif // CGC_DRIVERS_CPU_IRCONTEXT_H
+#endif // CGC_DRIVERS_COMMON_IRCONTEXT_H

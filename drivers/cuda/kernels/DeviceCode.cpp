@@ -1,0 +1,346 @@
+//===- DeviceCode.cpp - pieces of generated CUDA C++ ----------------------===//
+//
+// The preamble converts float16 with PTX cvt (exact widening; rn narrowing
+// keeps subnormals) and bfloat16 with the CPU kernels' bit arithmetic, so
+// no CUDA header is needed. Integer helpers compute in unsigned 64-bit
+// arithmetic and truncate: the low bits of a two's complement sum, product
+// or negation are the same at every width, and nothing overflows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceCode.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace cgc::cuda {
+
+static const char kPreamble[] = R"cuda(// OpenCGC generated kernel
+#define CGC_DEVICE static __device__ __forceinline__
+
+CGC_DEVICE float cgc_f16_to_float(unsigned short bits) {
+  float value;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+  return value;
+}
+CGC_DEVICE unsigned short cgc_float_to_f16(float value) {
+  unsigned short bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  return bits;
+}
+CGC_DEVICE float cgc_bf16_to_float(unsigned short bits) {
+  return __uint_as_float(((unsigned int)bits) << 16);
+}
+CGC_DEVICE unsigned short cgc_float_to_bf16(float value) {
+  unsigned int bits = __float_as_uint(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (unsigned short)((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return (unsigned short)(bits >> 16);
+}
+
+// Integer arithmetic that wraps.
+template <typename T> CGC_DEVICE T cgc_wrap_add(T a, T b) {
+  return (T)((unsigned long long)a + (unsigned long long)b);
+}
+template <typename T> CGC_DEVICE T cgc_wrap_sub(T a, T b) {
+  return (T)((unsigned long long)a - (unsigned long long)b);
+}
+template <typename T> CGC_DEVICE T cgc_wrap_mul(T a, T b) {
+  return (T)((unsigned long long)a * (unsigned long long)b);
+}
+template <typename T> CGC_DEVICE T cgc_wrap_neg(T a) {
+  return (T)(0ull - (unsigned long long)a);
+}
+template <typename T> CGC_DEVICE bool cgc_is_signed() { return (T)-1 < (T)0; }
+// Truncating division; x / 0 is 0 and MIN / -1 wraps.
+template <typename T> CGC_DEVICE T cgc_int_div(T a, T b) {
+  if (b == (T)0)
+    return (T)0;
+  if (cgc_is_signed<T>() && b == (T)-1)
+    return cgc_wrap_neg(a);
+  return (T)(a / b);
+}
+// Power by squaring; negative exponents give 1 / a^-b truncated.
+template <typename T> CGC_DEVICE T cgc_int_pow(T base, T exponent) {
+  if (exponent < (T)0) {
+    if (base == (T)1)
+      return (T)1;
+    if (base == (T)-1)
+      return (exponent % (T)2 == (T)0) ? (T)1 : (T)-1;
+    return (T)0;
+  }
+  T result = (T)1;
+  while (exponent > (T)0) {
+    if (exponent & (T)1)
+      result = cgc_wrap_mul(result, base);
+    base = cgc_wrap_mul(base, base);
+    exponent = (T)(exponent >> 1);
+  }
+  return result;
+}
+// Remainder with the dividend's sign (C fmod); by 0 (and MIN by -1): 0.
+template <typename T> CGC_DEVICE T cgc_int_fmod(T a, T b) {
+  if (b == (T)0)
+    return (T)0;
+  if (cgc_is_signed<T>() && b == (T)-1)
+    return (T)0;
+  return (T)(a % b);
+}
+// Remainder with the divisor's sign (Python, numpy).
+template <typename T> CGC_DEVICE T cgc_int_mod(T a, T b) {
+  if (b == (T)0)
+    return (T)0;
+  if (cgc_is_signed<T>()) {
+    if (b == (T)-1)
+      return (T)0;
+    T r = (T)(a % b);
+    return (r != (T)0 && ((r < (T)0) != (b < (T)0))) ? (T)(r + b) : r;
+  }
+  return (T)(a % b);
+}
+// Logical shifts of the bits read as U (unsigned, T's width); amounts of
+// the width or more (negative ones included) give 0.
+template <typename T, typename U> CGC_DEVICE T cgc_shift_left(T a, T b) {
+  U x = (U)a, y = (U)b;
+  if (y >= (U)(sizeof(T) * 8))
+    return (T)0;
+  return (T)(U)((unsigned long long)x << y);
+}
+template <typename T, typename U> CGC_DEVICE T cgc_shift_right(T a, T b) {
+  U x = (U)a, y = (U)b;
+  if (y >= (U)(sizeof(T) * 8))
+    return (T)0;
+  return (T)(U)((unsigned long long)x >> y);
+}
+
+// std::max / std::min (the first argument wins ties and NaN comparisons).
+template <typename T> CGC_DEVICE T cgc_std_max(T a, T b) { return (a < b) ? b : a; }
+template <typename T> CGC_DEVICE T cgc_std_min(T a, T b) { return (b < a) ? b : a; }
+// numpy.maximum / minimum: NaN propagates.
+template <typename T> CGC_DEVICE T cgc_max(T a, T b) {
+  if (b != b)
+    return b;
+  return a < b ? b : a;
+}
+template <typename T> CGC_DEVICE T cgc_min(T a, T b) {
+  if (b != b)
+    return b;
+  return b < a ? b : a;
+}
+template <typename T> CGC_DEVICE T cgc_clip(T x, T low, T high) {
+  x = x < low ? low : x;
+  return x > high ? high : x;
+}
+// Round half to even, as the CPU kernels compute it.
+CGC_DEVICE float cgc_round_even(float x) {
+  float lower = floorf(x);
+  float difference = x - lower;
+  if (difference > 0.5f)
+    return lower + 1.0f;
+  if (difference < 0.5f)
+    return lower;
+  return fmodf(lower, 2.0f) == 0.0f ? lower : lower + 1.0f;
+}
+CGC_DEVICE double cgc_round_even(double x) {
+  double lower = floor(x);
+  double difference = x - lower;
+  if (difference > 0.5)
+    return lower + 1.0;
+  if (difference < 0.5)
+    return lower;
+  return fmod(lower, 2.0) == 0.0 ? lower : lower + 1.0;
+}
+// ONNX Cast of a float to an integer: truncate, saturate to int64, wrap.
+template <typename T> CGC_DEVICE T cgc_float_to_int(double value) {
+  if (value != value)
+    return (T)0;
+  double truncated = trunc(value);
+  long long wide;
+  if (truncated >= 9223372036854775807.0)
+    wide = 9223372036854775807LL;
+  else if (truncated <= -9223372036854775808.0)
+    wide = -9223372036854775807LL - 1;
+  else
+    wide = (long long)truncated;
+  return (T)(unsigned long long)wide;
+}
+
+// Reduces `value` over the block with `combine`; every thread gets the
+// result. Blocks have at most 1024 threads.
+template <typename T, typename Combine>
+CGC_DEVICE T cgc_block_reduce(T value, Combine combine, T identity) {
+  __shared__ T partial[32];
+  for (int offset = 16; offset > 0; offset >>= 1)
+    value = combine(value, (T)__shfl_xor_sync(0xffffffffu, value, offset));
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0)
+    partial[warp] = value;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  value = threadIdx.x < warps ? partial[threadIdx.x] : identity;
+  if (warp == 0)
+    for (int offset = 16; offset > 0; offset >>= 1)
+      value = combine(value, (T)__shfl_xor_sync(0xffffffffu, value, offset));
+  if (threadIdx.x == 0)
+    partial[0] = value;
+  __syncthreads();
+  value = partial[0];
+  __syncthreads();
+  return value;
+}
+struct cgc_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct cgc_wrap_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return cgc_wrap_add(a, b); }
+};
+struct cgc_prod_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a * b; }
+};
+struct cgc_wrap_prod_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return cgc_wrap_mul(a, b); }
+};
+struct cgc_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return cgc_max(a, b); }
+};
+struct cgc_min_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return cgc_min(a, b); }
+};
+struct cgc_std_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return cgc_std_max(a, b); }
+};
+
+)cuda";
+
+const char *getDevicePreamble() { return kPreamble; }
+
+std::string getStorageType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "float";
+  case DType::F16:
+  case DType::BF16:
+  case DType::U16:
+    return "unsigned short";
+  case DType::F64:
+    return "double";
+  case DType::I8:
+    return "signed char";
+  case DType::U8:
+  case DType::Bool:
+    return "unsigned char";
+  case DType::I16:
+    return "short";
+  case DType::I32:
+    return "int";
+  case DType::U32:
+    return "unsigned int";
+  case DType::I64:
+    return "long long";
+  case DType::U64:
+    return "unsigned long long";
+  }
+  return "float";
+}
+
+std::string getBitsType(DType dtype) {
+  switch (getByteWidth(dtype)) {
+  case 1:
+    return "unsigned char";
+  case 2:
+    return "unsigned short";
+  case 4:
+    return "unsigned int";
+  default:
+    return "unsigned long long";
+  }
+}
+
+std::string getComputeType(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return "float";
+  case DType::Bool:
+    return "bool";
+  default:
+    return getStorageType(dtype);
+  }
+}
+
+std::string loadValue(DType dtype, const std::string &value) {
+  switch (dtype) {
+  case DType::F16:
+    return "cgc_f16_to_float(" + value + ")";
+  case DType::BF16:
+    return "cgc_bf16_to_float(" + value + ")";
+  case DType::Bool:
+    return "(" + value + " != 0)";
+  default:
+    return value;
+  }
+}
+
+std::string storeValue(DType dtype, const std::string &value) {
+  switch (dtype) {
+  case DType::F16:
+    return "cgc_float_to_f16(" + value + ")";
+  case DType::BF16:
+    return "cgc_float_to_bf16(" + value + ")";
+  case DType::Bool:
+    return "(unsigned char)((" + value + ") ? 1 : 0)";
+  default:
+    return "(" + getStorageType(dtype) + ")(" + value + ")";
+  }
+}
+
+std::string floatLiteral(double value, const std::string &type) {
+  std::string text;
+  if (std::isnan(value)) {
+    text = "__longlong_as_double(0x7ff8000000000000LL)";
+  } else if (std::isinf(value)) {
+    text = value > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
+                     : "__longlong_as_double((long long)0xfff0000000000000ULL)";
+  } else {
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%a", value);
+    text = buffer;
+  }
+  return "((" + type + ")(" + text + "))";
+}
+
+std::string signedLiteral(int64_t value, const std::string &type) {
+  if (value == std::numeric_limits<int64_t>::min())
+    return "((" + type + ")(-9223372036854775807LL - 1))";
+  return "((" + type + ")(" + std::to_string(value) + "LL))";
+}
+
+std::string unsignedLiteral(uint64_t value, const std::string &type) {
+  return "((" + type + ")(" + std::to_string(value) + "ULL))";
+}
+
+std::string offsetFunction(llvm::StringRef name, llvm::StringRef params, llvm::StringRef sizes,
+                           llvm::StringRef strides, size_t rank) {
+  std::string text = ("CGC_DEVICE long long " + name + "(long long index, const " + params +
+                      " &p) {\n  long long offset = 0;\n")
+                         .str();
+  for (size_t dim = rank; dim-- > 0;) {
+    std::string at = std::to_string(dim);
+    if (dim > 0)
+      text += ("  offset += (index % p." + sizes + "[" + at + "]) * p." + strides + "[" + at +
+               "];\n  index /= p." + sizes + "[" + at + "];\n")
+                  .str();
+    else
+      text += ("  offset += index * p." + strides + "[0];\n").str();
+  }
+  return text + "  return offset;\n}\n";
+}
+
+std::string mathFunction(llvm::StringRef name, DType dtype) {
+  return dtype == DType::F64 ? name.str() : (name + "f").str();
+}
+
+} // namespace cgc::cuda

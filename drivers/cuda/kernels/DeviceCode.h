@@ -1,0 +1,56 @@
+//===- DeviceCode.h - pieces of generated CUDA C++ --------------*- C++ -*-===//
+//
+// Every generated kernel starts with the same preamble: float16/bfloat16
+// conversions (round to nearest-even, as the CPU kernels store), integer
+// arithmetic that wraps, numpy's NaN-propagating maximum, ONNX's
+// float-to-integer cast. The helpers here name the C++ types a DType is
+// stored and computed as inside kernels and print constants exactly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_DEVICECODE_H
+#define CGC_DRIVERS_CUDA_KERNELS_DEVICECODE_H
+
+#include "KernelSupport.h"
+
+#include <string>
+
+namespace cgc::cuda {
+
+/// The preamble every generated source starts with.
+const char *getDevicePreamble();
+
+/// The C++ type elements of `dtype` are stored as in device memory
+/// (float16/bfloat16: `unsigned short` bits, bool: `unsigned char`).
+std::string getStorageType(DType dtype);
+/// The unsigned integer type of `dtype`'s width: data movement copies bits.
+std::string getBitsType(DType dtype);
+/// The C++ type kernels compute `dtype` in: float for the 16-bit floats and
+/// float32, double for float64, the integer type itself, bool.
+std::string getComputeType(DType dtype);
+
+/// `value` (stored as `dtype`) read into its compute type.
+std::string loadValue(DType dtype, const std::string &value);
+/// A compute-type `value` converted to `dtype`'s storage.
+std::string storeValue(DType dtype, const std::string &value);
+
+/// `value` as a constant of the floating-point compute type `type`
+/// ("float" or "double"), exactly as a C++ cast of the double would give.
+std::string floatLiteral(double value, const std::string &type);
+/// An integer constant of type `type`.
+std::string signedLiteral(int64_t value, const std::string &type);
+std::string unsignedLiteral(uint64_t value, const std::string &type);
+
+/// A device function `long long <name>(long long index, const <params> &p)`
+/// giving the element offset of row-major index `index` over `rank`
+/// dimensions whose sizes and strides are the arrays `p.<sizes>` and
+/// `p.<strides>`.
+std::string offsetFunction(llvm::StringRef name, llvm::StringRef params, llvm::StringRef sizes,
+                           llvm::StringRef strides, size_t rank);
+
+/// A math function for the compute type: `expf` for float, `exp` for double.
+std::string mathFunction(llvm::StringRef name, DType dtype);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_DEVICECODE_H

@@ -1,0 +1,158 @@
+//===- Nvrtc.cpp - compiling and loading generated CUDA C++ ---------------===//
+//
+// Generated sources include no headers: the preamble (DeviceCode.cpp)
+// converts float16 and bfloat16 itself, so compiling needs neither the
+// toolkit's include directory nor cuda_fp16.h on the machine that runs.
+// Options: --fmad=false keeps a * b + c two roundings, as the CPU reference
+// computes it; division and square root stay IEEE (NVRTC's defaults, no
+// fast math).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Nvrtc.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
+namespace cgc::cuda {
+
+DeviceModule::~DeviceModule() {
+  if (library)
+    (void)cudaLibraryUnload(library);
+}
+
+NvrtcCompiler::NvrtcCompiler(int computeMajor, int computeMinor, bool load)
+    : computeMajor(computeMajor), computeMinor(computeMinor), load(load) {}
+
+size_t NvrtcCompiler::getModuleCount() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return load ? modules.size() : compiledOnly.size();
+}
+
+static llvm::Error makeNvrtcError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The architecture option: the real architecture when this NVRTC can emit
+/// its CUBIN, else the newest virtual architecture not newer than the
+/// device (PTX the driver compiles).
+static std::pair<std::string, bool> chooseArchitecture(int major, int minor) {
+  int wanted = major * 10 + minor;
+  int count = 0;
+  std::vector<int> supported;
+  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+    supported.resize(count);
+    if (nvrtcGetSupportedArchs(supported.data()) != NVRTC_SUCCESS)
+      supported.clear();
+  }
+  if (supported.empty() || llvm::is_contained(supported, wanted))
+    return {"--gpu-architecture=sm_" + std::to_string(wanted), false};
+  int best = supported.front();
+  for (int arch : supported)
+    if (arch <= wanted)
+      best = std::max(best, arch);
+  return {"--gpu-architecture=compute_" + std::to_string(best), true};
+}
+
+llvm::Expected<std::string> NvrtcCompiler::compile(const std::string &source) {
+  nvrtcProgram program = nullptr;
+  nvrtcResult result =
+      nvrtcCreateProgram(&program, source.c_str(), "cgc_generated.cu", 0, nullptr, nullptr);
+  if (result != NVRTC_SUCCESS)
+    return makeNvrtcError(llvm::Twine("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(result));
+  llvm::scope_exit destroy([&] { nvrtcDestroyProgram(&program); });
+  auto [architecture, isPtx] = chooseArchitecture(computeMajor, computeMinor);
+  const char *options[] = {architecture.c_str(), "--std=c++17", "--fmad=false"};
+  result = nvrtcCompileProgram(program, static_cast<int>(std::size(options)), options);
+  if (result != NVRTC_SUCCESS) {
+    size_t logSize = 0;
+    std::string log;
+    if (nvrtcGetProgramLogSize(program, &logSize) == NVRTC_SUCCESS && logSize > 1) {
+      log.resize(logSize);
+      if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS)
+        log.clear();
+      while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+        log.pop_back();
+    }
+    return makeNvrtcError(llvm::Twine("NVRTC compilation failed (") + nvrtcGetErrorString(result) +
+                          "):\n" + log + "\n--- source ---\n" + source);
+  }
+  size_t size = 0;
+  std::string binary;
+  if (isPtx) {
+    result = nvrtcGetPTXSize(program, &size);
+    if (result == NVRTC_SUCCESS) {
+      binary.resize(size);
+      result = nvrtcGetPTX(program, binary.data());
+    }
+  } else {
+    result = nvrtcGetCUBINSize(program, &size);
+    if (result == NVRTC_SUCCESS) {
+      binary.resize(size);
+      result = nvrtcGetCUBIN(program, binary.data());
+    }
+  }
+  if (result != NVRTC_SUCCESS)
+    return makeNvrtcError(llvm::Twine("reading NVRTC's output failed: ") +
+                          nvrtcGetErrorString(result));
+  return binary;
+}
+
+llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &source,
+                                                          llvm::StringRef name) {
+  std::shared_ptr<DeviceModule> module;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!load && compiledOnly.count(source))
+      return DeviceFunction{};
+    auto found = modules.find(source);
+    if (found != modules.end())
+      module = found->second;
+  }
+  if (!module) {
+    // Compile outside the lock: other layers keep building meanwhile. Two
+    // threads compiling the same source both succeed; the first to insert
+    // wins and the other module is unloaded.
+    llvm::Expected<std::string> binary = compile(source);
+    if (!binary)
+      return binary.takeError();
+    if (!load) {
+      std::lock_guard<std::mutex> lock(mutex);
+      compiledOnly.emplace(source, true);
+      return DeviceFunction{};
+    }
+    cudaLibrary_t library = nullptr;
+    cudaError_t error =
+        cudaLibraryLoadData(&library, binary->data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (error != cudaSuccess)
+      return makeNvrtcError(llvm::Twine("cudaLibraryLoadData failed: ") + cudaGetErrorName(error) +
+                            ": " + cudaGetErrorString(error));
+    auto loaded = std::make_shared<DeviceModule>(library);
+    std::lock_guard<std::mutex> lock(mutex);
+    module = modules.emplace(source, loaded).first->second;
+  }
+  DeviceFunction function;
+  function.module = module;
+  std::string kernelName = name.str();
+  cudaError_t error = cudaLibraryGetKernel(&function.kernel, module->get(), kernelName.c_str());
+  if (error != cudaSuccess)
+    return makeNvrtcError(llvm::Twine("cudaLibraryGetKernel(") + kernelName + ") failed: " +
+                          cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+  // Load the kernel into the current device's context now: with lazy module
+  // loading the first launch would load it, and that launch may be the one
+  // a stream capture records.
+  cudaFuncAttributes attributes;
+  error = cudaFuncGetAttributes(&attributes, reinterpret_cast<const void *>(function.kernel));
+  if (error != cudaSuccess)
+    return makeNvrtcError(llvm::Twine("loading kernel ") + kernelName +
+                          " failed: " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+  return function;
+}
+
+} // namespace cgc::cuda
