@@ -12,6 +12,8 @@
 
 #include "ThreadPool.h"
 
+#include "DType.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -27,13 +29,10 @@ class FunctionalDefinitionOp;
 
 namespace cgc::cpu {
 
-/// Element types the kernels store.
-enum class DType : uint8_t { F32, F16, BF16, I8, U8, I16, I32, I64, Bool, F64, U16, U32, U64 };
-
-/// The DType of a cgc element type (`!cgc.float32`, ...), if it is one.
-std::optional<DType> toDType(mlir::Type elementType);
-/// Bytes per element.
-unsigned getByteWidth(DType dtype);
+/// Element types the kernels store (shared by the drivers: DType.h).
+using drivers::DType;
+using drivers::getByteWidth;
+using drivers::toDType;
 
 /// Runs one kernel: `inputs` are the operands in op (or definition argument)
 /// order, `outputs` the results; each points at dense row-major data of the

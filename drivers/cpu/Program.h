@@ -11,6 +11,7 @@
 #ifndef CGC_DRIVERS_CPU_PROGRAM_H
 #define CGC_DRIVERS_CPU_PROGRAM_H
 
+#include "PartitionReader.h"
 #include "Plan.h"
 
 #include "cgc/api.h"
@@ -44,10 +45,7 @@ private:
 };
 
 /// Why a partition did not compile.
-struct CompileFailure {
-  CgcStatus status = CGC_OK;
-  std::string message;
-};
+using drivers::CompileFailure;
 
 /// Compiles the partition in `container` into `plan`. Failures name the
 /// partition, subgraph and layer: "partition 'p0', subgraph @conv_3:

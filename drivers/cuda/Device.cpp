@@ -90,4 +90,9 @@ CgcStatus Device::failLost() {
   return fail(CGC_ERROR_DEVICE_LOST, "the device is lost: " + reason);
 }
 
+CgcStatus Device::createFence(uint64_t initialValue, Fence *&out) {
+  out = fences.add(std::make_unique<Fence>(*this, initialValue));
+  return CGC_OK;
+}
+
 } // namespace cgc::cuda

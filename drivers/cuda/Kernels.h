@@ -14,6 +14,8 @@
 #ifndef CGC_DRIVERS_CUDA_KERNELS_H
 #define CGC_DRIVERS_CUDA_KERNELS_H
 
+#include "DType.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/Error.h"
 
@@ -28,13 +30,10 @@
 
 namespace cgc::cuda {
 
-/// Element types the kernels store.
-enum class DType : uint8_t { F32, F16, BF16, I8, U8, I16, I32, I64, Bool, F64, U16, U32, U64 };
-
-/// The DType of a cgc element type (`!cgc.float32`, ...), if it is one.
-std::optional<DType> toDType(mlir::Type elementType);
-/// Bytes per element.
-unsigned getByteWidth(DType dtype);
+/// Element types the kernels store (shared by the drivers: DType.h).
+using drivers::DType;
+using drivers::getByteWidth;
+using drivers::toDType;
 
 /// What one launch gets: device pointers of the op's operands (op order) and
 /// results, a workspace of the size the kernel asked for (suitably aligned,

@@ -22,7 +22,7 @@
 #include "Device.h"
 #include "Kernels.h"
 
-#include "IRContext.h"
+#include "PartitionReader.h"
 #include "ScratchAllocator.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
@@ -181,19 +181,6 @@ llvm::Expected<LoweredSubgraph> lowerSubgraph(SubgraphOp subgraph, KernelContext
 // Instantiating invocations
 //===----------------------------------------------------------------------===//
 
-/// The bind point range a partition memref value stands for.
-BufferRef resolveInvokeOperand(Value value) {
-  uint64_t size = cast<MemRefType>(value.getType()).getByteSize();
-  uint64_t offset = 0;
-  while (auto view = value.getDefiningOp<ViewMemRefOp>()) {
-    offset += static_cast<uint64_t>(view.getOffset());
-    value = view.getSource();
-  }
-  // The partition verifier admits only bind points and views as operands.
-  auto bindPoint = cast<BlockArgument>(value);
-  return BufferRef::bindPointRange(bindPoint.getArgNumber(), offset, size);
-}
-
 /// Appends the steps of one invocation of `lowered` to `plan`; returns the
 /// temporary resource bytes they use.
 uint64_t instantiate(const LoweredSubgraph &lowered, std::span<const BufferRef> inputs,
@@ -264,68 +251,35 @@ CgcStatus getCompileStatus(std::error_code code) {
 
 CompileFailure compilePartition(std::span<const uint8_t> container, const std::string &programName,
                                 KernelContext &kernels, Plan &plan) {
-  drivers::IRContext context;
-  interchange::Interface interface;
-  OwningOpRef<Operation *> top = context.readContainer(container, programName, interface);
-  if (!top)
-    return {CGC_ERROR_INVALID_ARGUMENT,
-            "cannot read the partition container: " + context.takeDiagnostics()};
-  if (interface != interchange::Interface::SubgraphPartition)
-    return {CGC_ERROR_INVALID_ARGUMENT, "expected a CGC_SUBGRAPH_PARTITION container, got " +
-                                            std::string(interchange::getInterfaceName(interface))};
-
-  // The reader checked the interface's rules: one partition, its subgraphs.
-  auto module = cast<ModuleOp>(*top);
-  PartitionOp partition = *module.getBodyBlock()->getOps<PartitionOp>().begin();
-  std::string where = ("partition '" + partition.getSymName() + "'").str();
-
-  for (auto [index, type] : llvm::enumerate(partition.getArgumentTypes())) {
-    auto memref = cast<MemRefType>(type);
-    CgcBindPointDesc desc{};
-    desc.sizeInBytes = memref.getByteSize();
-    // The element alignment, as on every driver: the runtime binds values at
-    // offsets into shared buffers, and kernels cope with element-aligned
-    // operands. Only the temporary resource is held to kAlignment.
-    desc.alignment = memref.getAlignment();
-    desc.flags = CGC_BIND_POINT_FLAG_NONE;
-    if (memref.getIsConstant())
-      desc.flags |= CGC_BIND_POINT_FLAG_CONSTANT;
-    if (partition.isBindPointWritten(static_cast<unsigned>(index)))
-      desc.flags |= CGC_BIND_POINT_FLAG_WRITTEN;
-    plan.bindPoints.push_back(desc);
-  }
-
-  SymbolTable symbols(module);
   llvm::StringMap<LoweredSubgraph> lowered;
-  for (InvokeOp invoke : partition.getBody().getOps<InvokeOp>()) {
-    auto subgraph = symbols.lookup<SubgraphOp>(invoke.getCallee());
-    if (!subgraph)
-      return {CGC_ERROR_INVALID_ARGUMENT,
-              where + ": invokes @" + invoke.getCallee().str() + ", which is not a subgraph"};
-    auto it = lowered.find(subgraph.getSymName());
-    if (it == lowered.end()) {
-      llvm::Expected<LoweredSubgraph> lowering = lowerSubgraph(subgraph, kernels);
-      if (!lowering) {
-        std::error_code code;
-        std::string message;
-        llvm::handleAllErrors(lowering.takeError(), [&](const llvm::ErrorInfoBase &info) {
-          message = info.message();
-          code = info.convertToErrorCode();
-        });
-        return {getCompileStatus(code), where + ", " + message};
-      }
-      it = lowered.try_emplace(subgraph.getSymName(), std::move(*lowering)).first;
-    }
-
-    std::vector<BufferRef> operands;
-    for (Value operand : invoke.getOperands())
-      operands.push_back(resolveInvokeOperand(operand));
-    size_t numInputs = subgraph.getNumInputs();
-    std::span<const BufferRef> all(operands);
-    uint64_t used = instantiate(it->second, all.first(numInputs), all.subspan(numInputs), plan);
-    plan.temporaryResourceSize = std::max(plan.temporaryResourceSize, used);
-  }
-  return {};
+  return drivers::readPartition(
+      container, programName, plan.bindPoints,
+      [&](const std::string &where, SubgraphOp subgraph,
+          std::span<const drivers::BindPointRange> ranges) -> CompileFailure {
+        auto it = lowered.find(subgraph.getSymName());
+        if (it == lowered.end()) {
+          llvm::Expected<LoweredSubgraph> lowering = lowerSubgraph(subgraph, kernels);
+          if (!lowering) {
+            std::error_code code;
+            std::string message;
+            llvm::handleAllErrors(lowering.takeError(), [&](const llvm::ErrorInfoBase &info) {
+              message = info.message();
+              code = info.convertToErrorCode();
+            });
+            return {getCompileStatus(code), where + ", " + message};
+          }
+          it = lowered.try_emplace(subgraph.getSymName(), std::move(*lowering)).first;
+        }
+        std::vector<BufferRef> operands;
+        for (const drivers::BindPointRange &range : ranges)
+          operands.push_back(BufferRef::bindPointRange(range.bindPoint, range.offset, range.size));
+        size_t numInputs = subgraph.getNumInputs();
+        std::span<const BufferRef> all(operands);
+        uint64_t used =
+            instantiate(it->second, all.first(numInputs), all.subspan(numInputs), plan);
+        plan.temporaryResourceSize = std::max(plan.temporaryResourceSize, used);
+        return {};
+      });
 }
 
 CgcStatus Device::createProgram(const char *name, const void *container, size_t containerSize,

@@ -16,6 +16,7 @@
 #ifndef CGC_DRIVERS_CUDA_PROGRAM_H
 #define CGC_DRIVERS_CUDA_PROGRAM_H
 
+#include "PartitionReader.h"
 #include "Plan.h"
 
 #include "cgc/api.h"
@@ -54,10 +55,7 @@ private:
 };
 
 /// Why a partition did not compile.
-struct CompileFailure {
-  CgcStatus status = CGC_OK;
-  std::string message;
-};
+using drivers::CompileFailure;
 
 /// Compiles the partition in `container` into `plan`, building kernels in
 /// `kernels` (the calling thread's current device must be the context's).
