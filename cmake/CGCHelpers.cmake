@@ -118,5 +118,21 @@ function(cgc_add_driver name)
     LINK_DEPENDS ${exports})
   target_link_options(${target} PRIVATE
     -Wl,--version-script=${exports} -Wl,--no-undefined -Wl,-z,nodelete)
-  install(TARGETS ${target} LIBRARY DESTINATION lib/cgc-drivers)
+  # Installed beside libcgc-api.so, whose loader looks in <its directory>/cgc-drivers.
+  # A plugin links nothing of the prefix: its RPATH is the MLIR and LLVM
+  # libraries' directory alone (CMAKE_INSTALL_RPATH_USE_LINK_PATH).
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "")
+  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/cgc-drivers)
+endfunction()
+
+# cgc_set_library_version(<target>): VERSION and SOVERSION of an installed
+# shared library. Before 1.0 a minor release may change the ABI, so the SONAME
+# carries major.minor (libcgc-api.so.0.1); from 1.0 on, the major version.
+function(cgc_set_library_version target)
+  if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(soversion ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  else()
+    set(soversion ${PROJECT_VERSION_MAJOR})
+  endif()
+  set_target_properties(${target} PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${soversion})
 endfunction()

@@ -45,7 +45,10 @@ mkdir -p "$bundle/bin" "$bundle/lib/cgc-drivers"
 for tool in "${tools[@]}"; do
   install -m 755 -s "$build_dir/bin/$tool" "$bundle/bin/"
 done
-install -m 755 -s "$build_dir/lib/libcgc-api.so" "$bundle/lib/"
+# libcgc-api.so under its SONAME (the name the tools ask for), and the link.
+api_soname=$(readlink "$build_dir/lib/libcgc-api.so")
+install -m 755 -s "$build_dir/lib/$api_soname" "$bundle/lib/"
+ln -s "$api_soname" "$bundle/lib/libcgc-api.so"
 install -m 755 -s "$build_dir"/lib/cgc-drivers/*.so "$bundle/lib/cgc-drivers/"
 for target in "${optional[@]}"; do
   case $target in

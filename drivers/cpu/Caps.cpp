@@ -197,6 +197,12 @@ CgcStatus Device::getCaps(CgcFeature feature, void *data, size_t dataSize) {
       break;
     return exchangeMlir(*this, *static_cast<CgcFeatureDataMlirExchange *>(data));
   }
+  case CGC_FEATURE_TIMESTAMP_QUERIES: {
+    if (dataSize < sizeof(CgcFeatureDataTimestampQueries))
+      break;
+    static_cast<CgcFeatureDataTimestampQueries *>(data)->timestampQueriesSupported = 1;
+    return CGC_OK;
+  }
   default:
     return fail(CGC_ERROR_UNSUPPORTED,
                 "unknown feature " + std::to_string(static_cast<int>(feature)));

@@ -3,6 +3,7 @@
 #include "CommandList.h"
 #include "Device.h"
 #include "Program.h"
+#include "QueryHeap.h"
 
 #include <cstring>
 #include <string>
@@ -164,15 +165,50 @@ CgcStatus CommandList::recordCopy(CgcDeviceAddress destination, CgcDeviceAddress
   return CGC_OK;
 }
 
+CgcStatus CommandList::recordEndQuery(QueryHeap &heap, uint32_t index) {
+  if (CgcStatus status = checkOpen("EndQuery"))
+    return status;
+  if (index >= heap.getCount())
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
+                       "query " + std::to_string(index) + " is outside the heap's " +
+                           std::to_string(heap.getCount()) + " queries");
+  commands.emplace_back(Timestamp{&heap, index});
+  return CGC_OK;
+}
+
+CgcStatus CommandList::recordResolveQueryData(QueryHeap &heap, uint32_t startIndex,
+                                              uint32_t numQueries,
+                                              CgcDeviceAddress destination) {
+  if (CgcStatus status = checkOpen("ResolveQueryData"))
+    return status;
+  if (startIndex > heap.getCount() || numQueries > heap.getCount() - startIndex)
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
+                       "queries [" + std::to_string(startIndex) + ", " +
+                           std::to_string(uint64_t(startIndex) + numQueries) +
+                           ") are outside the heap's " + std::to_string(heap.getCount()) +
+                           " queries");
+  if (numQueries > 0 && destination == 0)
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT, "resolve to a null device address");
+  commands.emplace_back(Resolve{&heap, startIndex, numQueries, toPointer(destination)});
+  return CGC_OK;
+}
+
 void CommandList::execute(ThreadPool &pool) const {
   for (const auto &command : commands) {
     if (const auto *dispatch = std::get_if<Dispatch>(&command)) {
       dispatch->plan->execute(dispatch->operands, pool);
-      continue;
+    } else if (const auto *copy = std::get_if<Copy>(&command)) {
+      if (copy->sizeInBytes > 0)
+        std::memmove(copy->destination, copy->source, static_cast<size_t>(copy->sizeInBytes));
+    } else if (const auto *timestamp = std::get_if<Timestamp>(&command)) {
+      timestamp->heap->end(timestamp->index);
+    } else {
+      const Resolve &resolve = std::get<Resolve>(command);
+      for (uint32_t offset = 0; offset < resolve.numQueries; ++offset) {
+        uint64_t ticks = resolve.heap->read(resolve.startIndex + offset);
+        std::memcpy(resolve.destination + offset * sizeof(uint64_t), &ticks, sizeof(ticks));
+      }
     }
-    const Copy &copy = std::get<Copy>(command);
-    if (copy.sizeInBytes > 0)
-      std::memmove(copy.destination, copy.source, static_cast<size_t>(copy.sizeInBytes));
   }
 }
 

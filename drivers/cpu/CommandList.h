@@ -8,7 +8,8 @@
 // Ordering: dispatches and copies between two barriers may run concurrently
 // by the API's rules; the queue runs them one after another in recorded
 // order, which is one valid schedule. A barrier therefore needs no work of
-// its own: every command already completes before the next one starts.
+// its own: every command already completes before the next one starts; and a
+// timestamp (QueryHeap.h) is simply the clock read between two commands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,7 @@ namespace cgc::cpu {
 
 class Device;
 class Program;
+class QueryHeap;
 
 /// The object behind a `void *list` handle. Recording is single-threaded,
 /// as in D3D12; a closed list may execute on several queues at once.
@@ -45,6 +47,9 @@ public:
   CgcStatus recordBarrier(const CgcBarrierDesc &desc);
   CgcStatus recordCopy(CgcDeviceAddress destination, CgcDeviceAddress source,
                        uint64_t sizeInBytes);
+  CgcStatus recordEndQuery(QueryHeap &heap, uint32_t index);
+  CgcStatus recordResolveQueryData(QueryHeap &heap, uint32_t startIndex, uint32_t numQueries,
+                                   CgcDeviceAddress destination);
 
   /// Runs the commands in order on the calling thread (a queue's).
   void execute(ThreadPool &pool) const;
@@ -59,13 +64,23 @@ private:
     const std::byte *source;
     uint64_t sizeInBytes;
   };
+  struct Timestamp {
+    QueryHeap *heap;
+    uint32_t index;
+  };
+  struct Resolve {
+    const QueryHeap *heap;
+    uint32_t startIndex;
+    uint32_t numQueries;
+    std::byte *destination;
+  };
 
   /// Fails with CGC_ERROR_INVALID_STATE when the list is closed.
   CgcStatus checkOpen(const char *command);
 
   Device &device;
   bool closed = false;
-  std::vector<std::variant<Dispatch, Copy>> commands;
+  std::vector<std::variant<Dispatch, Copy, Timestamp, Resolve>> commands;
   /// CPU-binding data copied at record time.
   std::vector<HostAllocation> cpuBindingData;
 

@@ -5,6 +5,7 @@
 #include "CommandList.h"
 #include "Fence.h"
 #include "Program.h"
+#include "QueryHeap.h"
 #include "Queue.h"
 
 #include <limits>
@@ -19,6 +20,7 @@ Device::~Device() {
   commandLists.clear();
   programs.clear();
   fences.clear();
+  queryHeaps.clear();
   buffers.clear();
 }
 
@@ -44,6 +46,11 @@ CgcStatus Device::failLost() {
 
 CgcStatus Device::createFence(uint64_t initialValue, Fence *&out) {
   out = fences.add(std::make_unique<Fence>(*this, initialValue));
+  return CGC_OK;
+}
+
+CgcStatus Device::createQueryHeap(uint32_t count, QueryHeap *&out) {
+  out = queryHeaps.add(std::make_unique<QueryHeap>(count));
   return CGC_OK;
 }
 

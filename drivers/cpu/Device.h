@@ -26,6 +26,7 @@ class Buffer;
 class CommandList;
 class Fence;
 class Program;
+class QueryHeap;
 class Queue;
 
 /// The objects of one kind that a device owns, keyed by their handle.
@@ -97,12 +98,14 @@ public:
   CgcStatus createCommandList(CommandList *&out);
   CgcStatus createQueue(Queue *&out);
   CgcStatus createFence(uint64_t initialValue, Fence *&out);
+  CgcStatus createQueryHeap(uint32_t count, QueryHeap *&out);
 
   Registry<Buffer> buffers;
   Registry<Program> programs;
   Registry<CommandList> commandLists;
   Registry<Queue> queues;
   Registry<Fence> fences;
+  Registry<QueryHeap> queryHeaps;
 
   /// Execution failed on a queue thread: later submissions and waits answer
   /// CGC_ERROR_DEVICE_LOST, and every fence completes (UINT64_MAX) so that no

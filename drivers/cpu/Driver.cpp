@@ -12,6 +12,7 @@
 #include "Device.h"
 #include "Fence.h"
 #include "Program.h"
+#include "QueryHeap.h"
 #include "Queue.h"
 
 #include <algorithm>
@@ -364,6 +365,46 @@ CgcStatus waitFence(void *fence, uint64_t value, uint64_t timeoutNanoseconds) {
   return asFence(fence).waitFromHost(value, timeoutNanoseconds);
 }
 
+CgcStatus createQueryHeap(void *device, CgcQueryHeapType type, uint32_t count,
+                          void **out_heap) {
+  Device &owner = asDevice(device);
+  if (type != CGC_QUERY_HEAP_TYPE_TIMESTAMP)
+    return owner.fail(CGC_ERROR_INVALID_ARGUMENT,
+                      "unknown query heap type " + std::to_string(static_cast<int>(type)));
+  return guard(driverOf(owner), [&] {
+    QueryHeap *heap = nullptr;
+    CgcStatus status = owner.createQueryHeap(count, heap);
+    if (status == CGC_OK)
+      *out_heap = heap;
+    return status;
+  });
+}
+
+void destroyQueryHeap(void *device, void *heap) {
+  asDevice(device).queryHeaps.destroy(static_cast<QueryHeap *>(heap));
+}
+
+CgcStatus recordEndQuery(void *list, void *heap, CgcQueryType, uint32_t index) {
+  CommandList &recording = asList(list);
+  return guard(driverOf(recording), [&] {
+    return recording.recordEndQuery(*static_cast<QueryHeap *>(heap), index);
+  });
+}
+
+CgcStatus recordResolveQueryData(void *list, void *heap, CgcQueryType, uint32_t startIndex,
+                                 uint32_t numQueries, CgcDeviceAddress destination) {
+  CommandList &recording = asList(list);
+  return guard(driverOf(recording), [&] {
+    return recording.recordResolveQueryData(*static_cast<QueryHeap *>(heap), startIndex,
+                                            numQueries, destination);
+  });
+}
+
+CgcStatus getTimestampFrequency(void *, uint64_t *out_frequency) {
+  *out_frequency = QueryHeap::kFrequency;
+  return CGC_OK;
+}
+
 constexpr CgcDdiFunctions kFunctions = {
     .ddiVersion = CGC_DDI_VERSION,
     .structSize = sizeof(CgcDdiFunctions),
@@ -399,6 +440,11 @@ constexpr CgcDdiFunctions kFunctions = {
     .getFenceCompletedValue = getFenceCompletedValue,
     .signalFence = signalFence,
     .waitFence = waitFence,
+    .createQueryHeap = createQueryHeap,
+    .destroyQueryHeap = destroyQueryHeap,
+    .recordEndQuery = recordEndQuery,
+    .recordResolveQueryData = recordResolveQueryData,
+    .getTimestampFrequency = getTimestampFrequency,
 };
 
 } // namespace

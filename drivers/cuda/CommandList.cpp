@@ -5,6 +5,7 @@
 #include "CudaSupport.h"
 #include "Device.h"
 #include "Program.h"
+#include "QueryHeap.h"
 
 #include "ScratchAllocator.h"
 
@@ -236,15 +237,46 @@ CgcStatus CommandList::recordCopy(CgcDeviceAddress destination, CgcDeviceAddress
   return CGC_OK;
 }
 
+CgcStatus CommandList::recordEndQuery(QueryHeap &heap, uint32_t index) {
+  if (CgcStatus status = checkOpen("EndQuery"))
+    return status;
+  if (index >= heap.getCount())
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
+                       "query " + std::to_string(index) + " is outside the heap's " +
+                           std::to_string(heap.getCount()) + " queries");
+  // Loaded when the heap was created: this only fetches it.
+  if (!timestampKernel)
+    if (CgcStatus status = device.getTimestampKernel(timestampKernel))
+      return status;
+  commands.emplace_back(Timestamp{&heap, index});
+  return CGC_OK;
+}
+
+CgcStatus CommandList::recordResolveQueryData(QueryHeap &heap, uint32_t startIndex,
+                                              uint32_t numQueries, CgcDeviceAddress destination) {
+  if (CgcStatus status = checkOpen("ResolveQueryData"))
+    return status;
+  if (startIndex > heap.getCount() || numQueries > heap.getCount() - startIndex)
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
+                       "queries [" + std::to_string(startIndex) + ", " +
+                           std::to_string(uint64_t(startIndex) + numQueries) +
+                           ") are outside the heap's " + std::to_string(heap.getCount()) +
+                           " queries");
+  if (numQueries > 0 && destination == 0)
+    return device.fail(CGC_ERROR_INVALID_ARGUMENT, "resolve to a null device address");
+  commands.emplace_back(Resolve{&heap, startIndex, numQueries, destination});
+  return CGC_OK;
+}
+
 //===----------------------------------------------------------------------===//
 // The graph
 //===----------------------------------------------------------------------===//
 
-CgcStatus CommandList::addDispatchNode(uint32_t index, const Dispatch &dispatch, cudaGraph_t graph,
+CgcStatus CommandList::addCapturedNode(const std::string &what,
+                                       const std::function<std::string(cudaStream_t)> &enqueue,
+                                       cudaGraph_t graph,
                                        const std::vector<cudaGraphNode_t> &predecessors,
                                        cudaGraphNode_t &node) {
-  const std::string what = "command " + std::to_string(index) + " (DispatchGraph of program '" +
-                           dispatch.program->getName() + "')";
   if (!captureStream)
     if (cudaError_t error = cudaStreamCreateWithFlags(&captureStream, cudaStreamNonBlocking))
       return device.failCuda(what, "cudaStreamCreateWithFlags", error);
@@ -253,7 +285,7 @@ CgcStatus CommandList::addDispatchNode(uint32_t index, const Dispatch &dispatch,
   // queues launching) neither join nor invalidate this capture.
   if (cudaError_t error = cudaStreamBeginCapture(captureStream, cudaStreamCaptureModeThreadLocal))
     return device.failCuda(what, "cudaStreamBeginCapture", error);
-  std::string launchError = dispatch.program->getPlan().launch(dispatch.operands, captureStream);
+  std::string launchError = enqueue(captureStream);
   cudaGraph_t child = nullptr;
   cudaError_t endError = cudaStreamEndCapture(captureStream, &child);
   if (!launchError.empty()) {
@@ -266,7 +298,8 @@ CgcStatus CommandList::addDispatchNode(uint32_t index, const Dispatch &dispatch,
     return device.failCuda(what + " (did a kernel make a call that cannot be captured?)",
                            "cudaStreamEndCapture", endError);
 
-  // A program with nothing to launch is an empty node: ordering only.
+  // Nothing launched (a program without kernels) is an empty node: ordering
+  // only.
   size_t numNodes = 0;
   cudaError_t error = cudaGraphGetNodes(child, nullptr, &numNodes);
   const char *call = "cudaGraphGetNodes";
@@ -293,6 +326,13 @@ CgcStatus CommandList::buildGraph() {
     } else if (const auto *copy = std::get_if<Copy>(&command)) {
       AddressRange touched[] = {AddressRange::ofSize(copy->destination, copy->sizeInBytes),
                                 AddressRange::ofSize(copy->source, copy->sizeInBytes)};
+      dependencies.addCommand(commandIndex, touched);
+    } else if (std::holds_alternative<Timestamp>(command)) {
+      dependencies.addOrderedCommand(commandIndex);
+    } else if (const auto *resolve = std::get_if<Resolve>(&command)) {
+      // After every earlier EndQuery already: each is a join (Dependencies.h).
+      AddressRange touched[] = {
+          AddressRange::ofSize(resolve->destination, uint64_t(resolve->numQueries) * 8)};
       dependencies.addCommand(commandIndex, touched);
     } else {
       const Barrier &barrier = std::get<Barrier>(command);
@@ -330,8 +370,40 @@ CgcStatus CommandList::buildGraph() {
       continue;
     }
     const Command &command = commands[node.command];
+    const std::string where = "command " + std::to_string(node.command);
     if (const auto *dispatch = std::get_if<Dispatch>(&command)) {
-      status = addDispatchNode(node.command, *dispatch, graph, predecessors, created);
+      status = addCapturedNode(
+          where + " (DispatchGraph of program '" + dispatch->program->getName() + "')",
+          [&](cudaStream_t stream) {
+            return dispatch->program->getPlan().launch(dispatch->operands, stream);
+          },
+          graph, predecessors, created);
+      continue;
+    }
+    if (const auto *timestamp = std::get_if<Timestamp>(&command)) {
+      status = addCapturedNode(
+          where + " (EndQuery of query " + std::to_string(timestamp->index) + ")",
+          [&](cudaStream_t stream) -> std::string {
+            cudaError_t error =
+                timestampKernel->launch(timestamp->heap->getSlot(timestamp->index), stream);
+            return error == cudaSuccess ? std::string()
+                                        : describeCudaError("cudaLaunchKernel", error);
+          },
+          graph, predecessors, created);
+      continue;
+    }
+    if (const auto *resolve = std::get_if<Resolve>(&command)) {
+      cudaError_t error =
+          resolve->numQueries == 0
+              ? cudaGraphAddEmptyNode(&created, graph, predecessors.data(), predecessors.size())
+              : cudaGraphAddMemcpyNode1D(
+                    &created, graph, predecessors.data(), predecessors.size(),
+                    toPointer(resolve->destination), resolve->heap->getSlot(resolve->startIndex),
+                    static_cast<size_t>(resolve->numQueries) * sizeof(uint64_t), cudaMemcpyDefault);
+      if (error != cudaSuccess)
+        status = device.failCuda(where + " (ResolveQueryData of " +
+                                     std::to_string(resolve->numQueries) + " queries)",
+                                 "cudaGraphAddMemcpyNode1D", error);
       continue;
     }
     const Copy &copy = std::get<Copy>(command);

@@ -10,6 +10,9 @@
 //    on a private stream (cudaStreamCaptureModeThreadLocal): its invocations
 //    and layers run in order, which is correct however bind points alias;
 //  * a copy becomes a memcpy node;
+//  * an EndQuery becomes a child graph node holding the timestamp kernel
+//    (QueryHeap.h), ordered after every earlier command and before every
+//    later one; a resolve becomes a memcpy node from the heap's slots;
 //  * edges come from the barriers, with D3D12's semantics (Dependencies.h):
 //    commands with no barrier between them may run concurrently.
 // A queue then launches the executable graph on its stream. Reset and
@@ -27,6 +30,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -35,6 +39,8 @@ namespace cgc::cuda {
 
 class Device;
 class Program;
+class QueryHeap;
+class TimestampKernel;
 
 /// The object behind a `void *list` handle. Recording is single-threaded,
 /// as in D3D12.
@@ -56,6 +62,9 @@ public:
   CgcStatus recordDispatchGraph(uint32_t numBindings, const CgcProgramBinding *bindings);
   CgcStatus recordBarrier(const CgcBarrierDesc &desc);
   CgcStatus recordCopy(CgcDeviceAddress destination, CgcDeviceAddress source, uint64_t sizeInBytes);
+  CgcStatus recordEndQuery(QueryHeap &heap, uint32_t index);
+  CgcStatus recordResolveQueryData(QueryHeap &heap, uint32_t startIndex, uint32_t numQueries,
+                                   CgcDeviceAddress destination);
 
 private:
   struct Dispatch {
@@ -72,15 +81,29 @@ private:
     CgcBarrierType type;
     AddressRange range; // BUFFER_RANGE only
   };
-  using Command = std::variant<Dispatch, Copy, Barrier>;
+  struct Timestamp {
+    const QueryHeap *heap;
+    uint32_t index;
+  };
+  struct Resolve {
+    const QueryHeap *heap;
+    uint32_t startIndex;
+    uint32_t numQueries;
+    CgcDeviceAddress destination;
+  };
+  using Command = std::variant<Dispatch, Copy, Barrier, Timestamp, Resolve>;
 
   /// Fails with CGC_ERROR_INVALID_STATE when the list is closed.
   CgcStatus checkOpen(const char *command);
   /// Builds and instantiates the graph (Close); frees it on failure.
   CgcStatus buildGraph();
-  /// Adds the node of dispatch `index` to `graph`, after `predecessors`.
-  CgcStatus addDispatchNode(uint32_t index, const Dispatch &dispatch, cudaGraph_t graph,
-                            const std::vector<cudaGraphNode_t> &predecessors,
+  /// Adds to `graph`, after `predecessors`, a child graph node of what
+  /// `enqueue` launches on the capture stream (an empty node when it launches
+  /// nothing). `enqueue` returns an error message, or "" on success; `what`
+  /// names the command in errors.
+  CgcStatus addCapturedNode(const std::string &what,
+                            const std::function<std::string(cudaStream_t)> &enqueue,
+                            cudaGraph_t graph, const std::vector<cudaGraphNode_t> &predecessors,
                             cudaGraphNode_t &node);
   /// Frees the executable graph and the CPU-binding copies.
   void releaseResources();
@@ -91,8 +114,11 @@ private:
   /// Device copies of CPU bindings (cudaMalloc), owned until reset.
   std::vector<void *> cpuBindingData;
   cudaGraphExec_t executable = nullptr;
-  /// The private stream dispatches are captured on; made at the first Close.
+  /// The private stream dispatches and timestamps are captured on; made at
+  /// the first Close that needs it.
   cudaStream_t captureStream = nullptr;
+  /// The device's timestamp kernel, set by the first EndQuery.
+  const TimestampKernel *timestampKernel = nullptr;
 
   // State set by SetProgram for later dispatches.
   Program *program = nullptr;

@@ -51,6 +51,14 @@ uint32_t DependencyBuilder::addCommand(uint32_t command, std::span<const Address
   return id;
 }
 
+uint32_t DependencyBuilder::addOrderedCommand(uint32_t command) {
+  addGlobalBarrier();
+  uint32_t id = addCommand(command, {});
+  // The command is the one recent command: it becomes the join.
+  addGlobalBarrier();
+  return id;
+}
+
 void DependencyBuilder::addRangeBarrier(AddressRange range) {
   RangeBarrier barrier{range, {}};
   for (uint32_t index = 0; index < recent.size(); ++index)

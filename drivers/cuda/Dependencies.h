@@ -17,6 +17,8 @@
 //
 // A command touches its ranges: for a dispatch, its bindings and the
 // temporary and persistent resources; for a copy, its source and destination.
+// A timestamp touches none: it is ordered after everything before it and
+// before everything after it, like a global barrier on both sides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,9 @@ class DependencyBuilder {
 public:
   /// Adds command `command` touching `ranges`; returns its node.
   uint32_t addCommand(uint32_t command, std::span<const AddressRange> ranges);
+  /// Adds command `command` after every earlier command and before every
+  /// later one (a timestamp); returns its node.
+  uint32_t addOrderedCommand(uint32_t command);
   void addGlobalBarrier();
   void addRangeBarrier(AddressRange range);
 

@@ -7,6 +7,7 @@
 #include "Fence.h"
 #include "Kernels.h"
 #include "Program.h"
+#include "QueryHeap.h"
 #include "Queue.h"
 
 #include <limits>
@@ -22,9 +23,11 @@ Device::~Device() {
   commandLists.clear();
   programs.clear();
   fences.clear();
+  queryHeaps.clear();
   buffers.clear();
   ScopedCurrentDevice current(ordinal);
   kernelContext.reset();
+  timestampKernel.reset();
 }
 
 CgcStatus Device::failCuda(const std::string &what, const char *call, cudaError_t error) {

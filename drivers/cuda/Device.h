@@ -32,7 +32,9 @@ class CommandList;
 class Fence;
 class KernelContext;
 class Program;
+class QueryHeap;
 class Queue;
+class TimestampKernel;
 
 /// The objects of one kind that a device owns, keyed by their handle.
 template <typename T> class Registry {
@@ -116,12 +118,17 @@ public:
   CgcStatus createCommandList(CommandList *&out);
   CgcStatus createQueue(Queue *&out);
   CgcStatus createFence(uint64_t initialValue, Fence *&out);
+  CgcStatus createQueryHeap(uint32_t count, QueryHeap *&out);
+
+  /// The kernel an EndQuery runs (QueryHeap.h), loaded on first use.
+  CgcStatus getTimestampKernel(const TimestampKernel *&out);
 
   Registry<Buffer> buffers;
   Registry<Program> programs;
   Registry<CommandList> commandLists;
   Registry<Queue> queues;
   Registry<Fence> fences;
+  Registry<QueryHeap> queryHeaps;
 
   /// Execution failed on a queue (a fault, a failed launch): later
   /// submissions and waits answer CGC_ERROR_DEVICE_LOST, and every fence
@@ -136,6 +143,8 @@ private:
   int ordinal;
   std::mutex kernelContextMutex;
   std::unique_ptr<KernelContext> kernelContext;
+  std::mutex timestampKernelMutex;
+  std::unique_ptr<TimestampKernel> timestampKernel;
   std::atomic<bool> lost{false};
   std::mutex lostMutex;
   std::string lostReason;

@@ -20,6 +20,7 @@
 #include "Program.h"
 #include "CudaSupport.h"
 #include "Device.h"
+#include "FusedKernels.h"
 #include "Kernels.h"
 
 #include "PartitionReader.h"
@@ -30,6 +31,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <system_error>
@@ -104,6 +106,35 @@ llvm::Expected<LoweredSubgraph> lowerSubgraph(SubgraphOp subgraph, KernelContext
     return makeError(context + ": has no functional definition");
   Block &body = definition.getBody().front();
   auto terminator = cast<ReturnOp>(body.getTerminator());
+
+  // A subgraph of the fused target runs as one fused kernel; the fallback
+  // target's one-layer subgraphs run the per-layer kernels.
+  if (!subgraph.getOrigin().ends_with(".fallback") && definition.getNumResults() >= 1) {
+    std::optional<llvm::Expected<Kernel>> fused = buildFusedKernel(definition, kernels);
+    if (fused && !*fused) {
+      // The driver accepted the match, but its fused kernel could not be
+      // built here (a library refused every configuration, say): the layers
+      // still have kernels of their own. Slower, never wrong; say so.
+      llvm::errs() << "cgc-driver-cuda: " << context << ": the fused kernel is unavailable ("
+                   << llvm::toString(fused->takeError()) << "); running it layer by layer\n";
+      fused.reset();
+    }
+    if (fused) {
+      LoweredStep step;
+      step.workspaceSize = (*fused)->workspaceSize;
+      step.kernel = std::make_shared<const Kernel>(std::move(**fused));
+      for (BlockArgument argument : definition.getArguments())
+        step.inputs.push_back({DefinitionRef::Kind::Argument, argument.getArgNumber(), 0,
+                               getByteSize(argument)});
+      for (auto [index, type] : llvm::enumerate(definition.getResultTypes()))
+        step.outputs.push_back({DefinitionRef::Kind::Result, static_cast<unsigned>(index), 0,
+                                cast<TensorType>(type).getByteSize()});
+      LoweredSubgraph lowered;
+      lowered.scratchSize = step.workspaceSize;
+      lowered.steps.push_back(std::move(step));
+      return lowered;
+    }
+  }
 
   // Where each value lives: arguments and returned values in the invocation's
   // memrefs, everything else in the temporary resource.

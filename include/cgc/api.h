@@ -4,7 +4,8 @@
  * feature queries (programs tier, MLIR interface support, MLIR exchange),
  * buffers with device addresses, executable state objects holding MLIR
  * program subobjects, command lists (SetProgram, DispatchGraph with GPU-range
- * and CPU-data bindings, barriers, copies), queues and timeline fences.
+ * and CPU-data bindings, barriers, copies, timestamp queries), queues and
+ * timeline fences.
  *
  * Conventions: every call returns a CgcStatus; on failure
  * cgcGetLastErrorMessage() says which call failed and why, naming the
@@ -65,6 +66,7 @@ typedef struct CgcCommandAllocator_T *CgcCommandAllocator;
 typedef struct CgcCommandList_T *CgcCommandList;
 typedef struct CgcCommandQueue_T *CgcCommandQueue;
 typedef struct CgcFence_T *CgcFence;
+typedef struct CgcQueryHeap_T *CgcQueryHeap;
 
 /** A device address: what DispatchGraph binds (a device pointer on CUDA, a
  *  host pointer on the CPU driver). */
@@ -127,6 +129,7 @@ typedef enum CgcFeature {
   CGC_FEATURE_OPTIONS_MLIR = 68,
   CGC_FEATURE_MLIR_EXCHANGE = 69,
   CGC_FEATURE_MLIR_INTERFACE_SUPPORT = 70,
+  CGC_FEATURE_TIMESTAMP_QUERIES = 71,
 } CgcFeature;
 
 typedef enum CgcMlirProgramsTier {
@@ -157,6 +160,13 @@ typedef struct CgcFeatureDataMlirExchange {
   void *outputData;             /* NULL to query the size */
   size_t *outputDataSizeInBytes;
 } CgcFeatureDataMlirExchange;
+
+/** Whether the device's command lists can record timestamp queries (an
+ *  optional feature: a driver without it answers 0, and the query calls of
+ *  the "Timestamp queries" section then fail with CGC_ERROR_UNSUPPORTED). */
+typedef struct CgcFeatureDataTimestampQueries {
+  uint32_t timestampQueriesSupported; /* out: 0 or 1 */
+} CgcFeatureDataTimestampQueries;
 
 CgcStatus cgcCheckFeatureSupport(CgcDevice device, CgcFeature feature,
                                  void *featureData, size_t featureDataSize);
@@ -336,6 +346,58 @@ CgcStatus cgcCommandListCopyBufferRegion(CgcCommandList list, CgcBuffer destinat
                                          uint64_t sourceOffset, uint64_t sizeInBytes);
 
 /*===----------------------------------------------------------------------===
+ * Timestamp queries (D3D12's timestamp query heaps)
+ *
+ * A query heap holds `count` 64-bit timestamps. EndQuery records the
+ * device's clock into one of them when the list runs; ResolveQueryData
+ * copies a run of them, as uint64_t ticks, into a buffer the host can map.
+ * Ticks count at cgcGetTimestampFrequency's rate, do not go backwards on a
+ * device, and have an arbitrary origin: only differences mean something.
+ *
+ * Ordering: a timestamp is taken once every command recorded before it in
+ * the list has completed, and every command recorded after it starts after
+ * it (it orders like a global barrier on both sides, so timing each command
+ * of a list runs them one at a time). A resolve reads the queries after every
+ * EndQuery recorded before it; a later command that reads the destination
+ * needs a barrier, as after a copy. A query keeps its value until ended
+ * again, also across lists executed in order; one never ended reads 0 (the
+ * debug layer refuses to resolve it).
+ * Supported when CGC_FEATURE_TIMESTAMP_QUERIES says so.
+ *===----------------------------------------------------------------------===*/
+
+typedef enum CgcQueryHeapType {
+  CGC_QUERY_HEAP_TYPE_TIMESTAMP = 1,
+} CgcQueryHeapType;
+
+typedef enum CgcQueryType {
+  CGC_QUERY_TYPE_TIMESTAMP = 1, /* only in a TIMESTAMP heap */
+} CgcQueryType;
+
+typedef struct CgcQueryHeapDesc {
+  uint32_t version;
+  CgcQueryHeapType type;
+  uint32_t count; /* queries in the heap, at least 1 */
+} CgcQueryHeapDesc;
+
+/** CGC_ERROR_UNSUPPORTED when the device has no timestamp queries. */
+CgcStatus cgcCreateQueryHeap(CgcDevice device, const CgcQueryHeapDesc *desc,
+                             CgcQueryHeap *out_heap);
+/** Lists that recorded queries of the heap keep it alive until they are
+ *  reset or released. */
+void cgcReleaseQueryHeap(CgcQueryHeap heap);
+
+/** Records the device's clock into query `index` of `heap` when the list runs. */
+CgcStatus cgcCommandListEndQuery(CgcCommandList list, CgcQueryHeap heap, CgcQueryType type,
+                                 uint32_t index);
+/** Writes queries [startIndex, startIndex + numQueries) of `heap` as uint64_t
+ *  ticks to `destination` at `destinationOffset` (a multiple of 8). The
+ *  destination may not be an UPLOAD-heap buffer. */
+CgcStatus cgcCommandListResolveQueryData(CgcCommandList list, CgcQueryHeap heap,
+                                         CgcQueryType type, uint32_t startIndex,
+                                         uint32_t numQueries, CgcBuffer destination,
+                                         uint64_t destinationOffset);
+
+/*===----------------------------------------------------------------------===
  * Queues and fences
  *===----------------------------------------------------------------------===*/
 
@@ -344,6 +406,9 @@ void cgcReleaseCommandQueue(CgcCommandQueue queue);
 /** Lists must be closed; they run in order after earlier submissions. */
 CgcStatus cgcExecuteCommandLists(CgcCommandQueue queue, uint32_t numLists,
                                  const CgcCommandList *lists);
+/** Ticks per second of the timestamps that lists executed on `queue` take
+ *  (1000000000: nanoseconds on the CPU and CUDA drivers). */
+CgcStatus cgcGetTimestampFrequency(CgcCommandQueue queue, uint64_t *out_frequency);
 /** The queue sets `fence` to `value` when earlier work completes. */
 CgcStatus cgcQueueSignal(CgcCommandQueue queue, CgcFence fence, uint64_t value);
 /** Later work on the queue waits until `fence` reaches `value`. */

@@ -13,8 +13,15 @@
  *
  * Lifetimes: pointers passed into a call are valid during that call only
  * (container bytes, bindings, CPU-binding data: copy what you keep). The API
- * guarantees that a program outlives every command list that references it
- * and that a command list is not reset or destroyed while it executes.
+ * guarantees that a program or query heap outlives every command list that
+ * references it and that a command list is not reset or destroyed while it
+ * executes.
+ *
+ * Optional entries. The entries after `waitFence` form optional groups: a
+ * driver sets every entry of a group or none (the loader rejects a table
+ * with part of one), and a table whose structSize ends before a group (a
+ * driver built against an older ddi.h) is read as having it null. The API
+ * never calls a null entry: it reports the feature unsupported instead.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -97,7 +104,23 @@ typedef struct CgcDdiFunctions {
   uint64_t (*getFenceCompletedValue)(void *fence);
   CgcStatus (*signalFence)(void *fence, uint64_t value);
   CgcStatus (*waitFence)(void *fence, uint64_t value, uint64_t timeoutNanoseconds);
+
+  /* Optional group: timestamp queries (CGC_FEATURE_TIMESTAMP_QUERIES). The
+   * API has checked types, indices against the heap's count, and that the
+   * resolve destination lies in a non-UPLOAD buffer, 8-byte aligned. */
+  CgcStatus (*createQueryHeap)(void *device, CgcQueryHeapType type, uint32_t count,
+                               void **out_heap);
+  void (*destroyQueryHeap)(void *device, void *heap);
+  CgcStatus (*recordEndQuery)(void *list, void *heap, CgcQueryType type, uint32_t index);
+  CgcStatus (*recordResolveQueryData)(void *list, void *heap, CgcQueryType type,
+                                      uint32_t startIndex, uint32_t numQueries,
+                                      CgcDeviceAddress destination);
+  CgcStatus (*getTimestampFrequency)(void *queue, uint64_t *out_frequency);
 } CgcDdiFunctions;
+
+/** The smallest structSize the API accepts: the table up to its first
+ *  optional group. */
+#define CGC_DDI_REQUIRED_STRUCT_SIZE offsetof(CgcDdiFunctions, createQueryHeap)
 
 /** The one symbol a driver exports. Returns CGC_ERROR_INCOMPATIBLE_VERSION
  *  when it cannot serve `ddiVersion`. */

@@ -118,6 +118,7 @@ extern "C" CgcStatus cgcResetCommandList(CgcCommandList list, CgcCommandAllocato
   list->allocator = Ref<CgcCommandAllocator_T>(allocator);
   list->program.reset();
   list->stateObjects.clear();
+  list->queryHeaps.clear();
   return CGC_OK;
 }
 

@@ -98,4 +98,22 @@ CgcStatus validateBarrierRange(std::string_view call, CgcDevice_T &device,
   return checkInsideBuffer(call, device, range, "barrier");
 }
 
+void markQueriesEnded(CgcQueryHeap_T &heap, uint32_t index) {
+  std::lock_guard lock(heap.endedMutex);
+  if (index < heap.ended.size())
+    heap.ended[index] = true;
+}
+
+CgcStatus validateQueriesEnded(std::string_view call, CgcQueryHeap_T &heap, uint32_t start,
+                               uint32_t count) {
+  std::lock_guard lock(heap.endedMutex);
+  for (uint64_t index = start; index < uint64_t(start) + count && index < heap.ended.size();
+       ++index)
+    if (!heap.ended[index])
+      return fail(CGC_ERROR_INVALID_ARGUMENT, call, "query ", index,
+                  " of the heap has not been ended by any command list: its value would be "
+                  "meaningless (record cgcCommandListEndQuery first)");
+  return CGC_OK;
+}
+
 } // namespace cgc::api

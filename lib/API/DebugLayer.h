@@ -3,7 +3,8 @@
 // The checks of a device created with CGC_DEVICE_FLAG_DEBUG_LAYER (or with
 // CGC_DEBUG_LAYER=1 in the environment): every address range a command names
 // must lie inside one live buffer of the device, bind point addresses must be
-// aligned, and written bind points must be writable. Without the debug layer
+// aligned, and written bind points must be writable; a timestamp resolve
+// may read only queries some EndQuery has recorded. Without the debug layer
 // these commands still get the cheap checks (sizes, indices, states).
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +46,14 @@ CgcStatus validateDispatchBindings(std::string_view call, CgcDevice_T &device,
 /// Debug layer: a buffer-range barrier.
 CgcStatus validateBarrierRange(std::string_view call, CgcDevice_T &device,
                                CgcDeviceAddressRange range);
+
+/// Debug layer: records that an EndQuery has named query `index` of `heap`.
+void markQueriesEnded(CgcQueryHeap_T &heap, uint32_t index);
+
+/// Debug layer: queries [start, start + count) of `heap` have each been
+/// named by an EndQuery (of any list) before this resolve.
+CgcStatus validateQueriesEnded(std::string_view call, CgcQueryHeap_T &heap, uint32_t start,
+                               uint32_t count);
 
 } // namespace cgc::api
 

@@ -111,6 +111,13 @@ extern "C" CgcStatus cgcCreateDevice(CgcAdapter adapter, const CgcDeviceDesc *de
   if (callDriver(driver.ddi->getCaps, handle, CGC_FEATURE_OPTIONS_MLIR, &options,
                  sizeof(options)) == CGC_OK)
     device->tier = options.mlirProgramsTier;
+  // An optional feature: asked only of a driver that has its entries.
+  CgcFeatureDataTimestampQueries timestamps = {};
+  device->timestampQueries =
+      driver.ddi->createQueryHeap &&
+      callDriver(driver.ddi->getCaps, handle, CGC_FEATURE_TIMESTAMP_QUERIES, &timestamps,
+                 sizeof(timestamps)) == CGC_OK &&
+      timestamps.timestampQueriesSupported;
   *out_device = device;
   return CGC_OK;
 }

@@ -10,9 +10,12 @@
 // A library is rejected, with a reason kept for cgcEnumerateAdapters' error
 // message (and printed to stderr when CGC_LOG=1), when dlopen fails, it lacks
 // cgcDriverOpen, the open fails, or the table it returns has another
-// ddiVersion, a structSize smaller than this API's CgcDdiFunctions, no
-// driverName or a null entry. A rejected table is not trusted: none of its
-// functions is called, the library is only dlclose'd.
+// ddiVersion, a structSize smaller than the table's required part
+// (CGC_DDI_REQUIRED_STRUCT_SIZE), no driverName, a null required entry or
+// part of an optional group. A rejected table is not trusted: none of its
+// functions is called, the library is only dlclose'd. An accepted table is
+// copied into this API's CgcDdiFunctions, so that the optional entries past
+// an older driver's structSize read as null.
 //
 // Unloading. The registry is a function-local static, built on the first
 // API call that needs drivers (C++ guarantees that initialization runs once
@@ -138,6 +141,28 @@ const char *findNullEntry(const CgcDdiFunctions &ddi) {
   return nullptr;
 }
 
+/// Why the optional groups of `ddi` are unusable, or "" when each group is
+/// complete or absent.
+std::string checkOptionalGroups(const CgcDdiFunctions &ddi) {
+  const std::pair<const char *, bool> timestampEntries[] = {
+      {"createQueryHeap", ddi.createQueryHeap != nullptr},
+      {"destroyQueryHeap", ddi.destroyQueryHeap != nullptr},
+      {"recordEndQuery", ddi.recordEndQuery != nullptr},
+      {"recordResolveQueryData", ddi.recordResolveQueryData != nullptr},
+      {"getTimestampFrequency", ddi.getTimestampFrequency != nullptr}};
+  size_t set = 0;
+  for (const auto &[name, present] : timestampEntries)
+    set += present;
+  if (set == 0 || set == std::size(timestampEntries))
+    return {};
+  for (const auto &[name, present] : timestampEntries)
+    if (!present)
+      return concat("the driver's function table sets part of the timestamp-query entries but "
+                    "not '",
+                    name, "' (set all of them or none)");
+  return {};
+}
+
 class Loader {
 public:
   explicit Loader(DriverRegistry &registry) : registry(registry) {}
@@ -189,6 +214,15 @@ private:
       dlclose(library);
       return;
     }
+    // This API's view of the table: the driver's entries, null past its end.
+    CgcDdiFunctions table{};
+    std::memcpy(&table, ddi, std::min<size_t>(ddi->structSize, sizeof(table)));
+    table.structSize = sizeof(table);
+    if (std::string reason = checkOptionalGroups(table); !reason.empty()) {
+      reject(path, reason);
+      dlclose(library);
+      return;
+    }
     for (LoadedDriver *loaded : registry.drivers) {
       if (std::strcmp(loaded->ddi->driverName, ddi->driverName) == 0) {
         reject(path, concat("driver '", ddi->driverName, "' is already loaded from ",
@@ -201,7 +235,8 @@ private:
     auto *loaded = new LoadedDriver;
     loaded->path = path;
     loaded->library = library;
-    loaded->ddi = ddi;
+    loaded->table = table;
+    loaded->ddi = &loaded->table;
     loaded->driver = driver;
     registry.drivers.push_back(loaded);
     uint32_t adapterCount = callDriver(ddi->getAdapterCount, driver);
@@ -219,9 +254,9 @@ private:
     if (ddi->ddiVersion != CGC_DDI_VERSION)
       return concat("the driver's function table has ddiVersion ", ddi->ddiVersion,
                     "; this API needs ", CGC_DDI_VERSION);
-    if (ddi->structSize < sizeof(CgcDdiFunctions))
+    if (ddi->structSize < CGC_DDI_REQUIRED_STRUCT_SIZE)
       return concat("the driver's function table is ", ddi->structSize,
-                    " bytes; this API needs at least ", sizeof(CgcDdiFunctions));
+                    " bytes; this API needs at least ", CGC_DDI_REQUIRED_STRUCT_SIZE);
     if (!ddi->driverName || !*ddi->driverName)
       return "the driver's function table has no driverName";
     if (const char *entry = findNullEntry(*ddi))

@@ -2,7 +2,8 @@
 //
 // The API checks each feature's data size and pointers, and for an MLIR
 // exchange that it knows the interface GUID, before the driver sees the query
-// (spec 000: an unrecognised GUID fails before the DDI is called).
+// (spec 000: an unrecognised GUID fails before the DDI is called). Optional
+// features are answered by the API for a driver without their entries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +43,9 @@ CgcStatus checkFeatureData(CgcFeature feature, void *featureData, size_t feature
                   " but mlirInterfacesRequested or mlirInterfacesSupported is null");
     return CGC_OK;
   }
+  case CGC_FEATURE_TIMESTAMP_QUERIES:
+    return checkSize("CGC_FEATURE_TIMESTAMP_QUERIES", featureDataSize,
+                     sizeof(CgcFeatureDataTimestampQueries));
   case CGC_FEATURE_MLIR_EXCHANGE: {
     if (CgcStatus status = checkSize("CGC_FEATURE_MLIR_EXCHANGE", featureDataSize,
                                      sizeof(CgcFeatureDataMlirExchange)))
@@ -74,6 +78,12 @@ extern "C" CgcStatus cgcCheckFeatureSupport(CgcDevice device, CgcFeature feature
     return fail(CGC_ERROR_INVALID_ARGUMENT, kCall, "featureData is null");
   if (CgcStatus status = checkFeatureData(feature, featureData, featureDataSize))
     return status;
+  // An optional feature whose DDI entries the driver lacks is unsupported;
+  // such a driver may not know the feature, so it is not asked.
+  if (feature == CGC_FEATURE_TIMESTAMP_QUERIES && !device->ddi->createQueryHeap) {
+    static_cast<CgcFeatureDataTimestampQueries *>(featureData)->timestampQueriesSupported = 0;
+    return CGC_OK;
+  }
   CgcStatus status =
       callDriver(device->ddi->getCaps, device->handle, feature, featureData, featureDataSize);
   if (status != CGC_OK)

@@ -10,7 +10,8 @@
 // object is destroyed only after everything made from it (whatever order the
 // application releases things in). A command list that set a program holds
 // its state object until the list is reset or released, which is what lets
-// the DDI promise drivers that a program outlives the lists referencing it.
+// the DDI promise drivers that a program outlives the lists referencing it;
+// query heaps are counted and held by the lists that use them the same way.
 // Command lists and queues wait for their in-flight work before the driver
 // object goes.
 //
@@ -108,7 +109,10 @@ private:
 struct LoadedDriver {
   std::string path;
   void *library = nullptr;
-  const CgcDdiFunctions *ddi = nullptr;
+  /// The driver's table as this API's CgcDdiFunctions: copied from the
+  /// driver, with the optional entries past its structSize null.
+  CgcDdiFunctions table{};
+  const CgcDdiFunctions *ddi = nullptr; // &table
   void *driver = nullptr;
   /// Devices of this driver not yet destroyed; the registry closes a driver
   /// at exit only when this is zero.
@@ -159,6 +163,8 @@ struct CgcDevice_T : cgc::api::RefCounted {
   void *handle = nullptr;
   bool debugLayer = false;
   CgcMlirProgramsTier tier = CGC_MLIR_PROGRAMS_TIER_NOT_SUPPORTED;
+  /// CGC_FEATURE_TIMESTAMP_QUERIES: the driver has the entries and says so.
+  bool timestampQueries = false;
 
   /// Live buffers by device address, for the range checks of the debug layer
   /// and of copies.
@@ -211,6 +217,19 @@ struct CgcStateObject_T : cgc::api::RefCounted {
   const std::shared_ptr<cgc::api::Program> *findProgram(std::string_view name) const;
 };
 
+struct CgcQueryHeap_T : cgc::api::RefCounted {
+  cgc::api::Ref<CgcDevice_T> device;
+  void *handle = nullptr;
+  CgcQueryHeapType type = CGC_QUERY_HEAP_TYPE_TIMESTAMP;
+  uint32_t count = 0;
+  /// Debug layer: the queries an EndQuery of any list has recorded, so that a
+  /// resolve of one never ended is caught.
+  std::mutex endedMutex;
+  std::vector<bool> ended;
+
+  ~CgcQueryHeap_T() override;
+};
+
 struct CgcCommandAllocator_T : cgc::api::RefCounted {
   cgc::api::Ref<CgcDevice_T> device;
   std::mutex mutex;
@@ -227,6 +246,8 @@ struct CgcCommandList_T : cgc::api::HostAllocated {
   /// named since the list was created or reset (kept alive for the driver).
   std::shared_ptr<cgc::api::Program> program;
   std::vector<cgc::api::Ref<CgcStateObject_T>> stateObjects;
+  /// Every query heap an EndQuery or resolve named since then (likewise).
+  std::vector<cgc::api::Ref<CgcQueryHeap_T>> queryHeaps;
   /// The list's latest execution.
   cgc::api::Submission lastSubmission;
 };

@@ -57,19 +57,37 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
     return module.emitError() << "the compiler's " << getStageName(stage)
                               << " stage produced invalid IR";
   };
-  if (failed(interchange::verifyInterface(module, interchange::Interface::Input)))
+  // Runs one stage and records when it ran.
+  auto timed = [&](llvm::StringRef name, llvm::function_ref<LogicalResult()> stage) {
+    auto begin = std::chrono::steady_clock::now();
+    LogicalResult result = stage();
+    out.stageTimes.push_back({name.str(), begin, std::chrono::steady_clock::now()});
+    return result;
+  };
+  if (failed(timed("verify-input",
+                   [&] {
+                     return interchange::verifyInterface(module, interchange::Interface::Input);
+                   })) ||
+      failed(timed("convert-precision",
+                   [&] { return convertPrecision(module, options.precision, &out.precision); })))
     return finish(failure());
   if (options.stopAfter == Stage::Input)
     return finish(success());
 
-  if (failed(matchSubgraphs(module, targets, options.match, &out.match)) ||
-      failed(verifyStage(Stage::Matched)))
+  if (failed(timed("match", [&] {
+        if (failed(matchSubgraphs(module, targets, options.match, &out.match)))
+          return failure();
+        return verifyStage(Stage::Matched);
+      })))
     return finish(failure());
   if (options.stopAfter == Stage::Matched)
     return finish(success());
 
-  if (failed(partitionSubgraphs(module, options.partition, options.match, &out.partition)) ||
-      failed(verifyStage(Stage::Partitioned)))
+  if (failed(timed("partition", [&] {
+        if (failed(partitionSubgraphs(module, options.partition, options.match, &out.partition)))
+          return failure();
+        return verifyStage(Stage::Partitioned);
+      })))
     return finish(failure());
   if (options.stopAfter == Stage::Partitioned)
     return finish(success());
@@ -78,19 +96,34 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
   MemoryPlanOptions memory = options.memory;
   for (const Target *target : targets)
     memory.targetAlignment.try_emplace(target->name, target->alignment);
-  if (failed(planMemory(module, memory, &out.memory)) || failed(verifyStage(Stage::Planned)))
+  if (failed(timed("plan-memory", [&] {
+        if (failed(planMemory(module, memory, &out.memory)))
+          return failure();
+        return verifyStage(Stage::Planned);
+      })))
     return finish(failure());
   if (options.stopAfter == Stage::Planned)
     return finish(success());
 
-  if (failed(scheduleProgram(module, options.schedule, &out.schedule)) ||
-      failed(verifyStage(Stage::Output)) ||
-      failed(interchange::verifyInterface(module, interchange::Interface::Output)))
+  if (failed(timed("schedule", [&] {
+        if (failed(scheduleProgram(module, options.schedule, &out.schedule)) ||
+            failed(verifyStage(Stage::Output)))
+          return failure();
+        return interchange::verifyInterface(module, interchange::Interface::Output);
+      })))
     return finish(failure());
   return finish(success());
 }
 
 void printReport(const CompileReport &report, llvm::raw_ostream &os) {
+  const PrecisionReport &precision = report.precision;
+  if (precision.precision != Precision::Float32)
+    os << "precision: " << getPrecisionName(precision.precision) << " ("
+       << precision.numConvertedValues << " values converted, "
+       << precision.numConvertedConstants << " of them constants; "
+       << precision.numFloat32Layers << " layers kept in float32; "
+       << precision.numCastsInserted << " casts inserted, " << precision.numCastsRemoved
+       << " identity casts removed)\n";
   const MatchReport &match = report.match;
   os << "layers: " << match.numLayers << "\n";
   os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered

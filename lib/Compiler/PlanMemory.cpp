@@ -147,20 +147,18 @@ LogicalResult MemoryPlanner::collectValues() {
     }
   }
 
-  for (auto [index, step] : llvm::enumerate(accesses.steps)) {
-    int stepIndex = index;
-    uint64_t targetAlignment = options.targetAlignment.lookup(step.subgraph.getOrigin());
-    for (const Access &access : step.operands) {
-      auto it = valueIndex.find(access.value);
-      if (it == valueIndex.end())
-        continue;
-      ScratchValue &value = values[it->second];
-      if (value.steps.empty() || value.steps.back() != stepIndex)
-        value.steps.push_back(stepIndex);
-      value.first = std::min(value.first, stepIndex);
-      value.last = std::max(value.last, stepIndex);
-      value.alignment = std::max(value.alignment, targetAlignment);
-    }
+  for (const auto &[used, steps] : collectStepsPerValue(accesses)) {
+    auto it = valueIndex.find(used);
+    if (it == valueIndex.end())
+      continue;
+    ScratchValue &value = values[it->second];
+    value.steps.assign(steps.begin(), steps.end());
+    value.first = std::min<int>(value.first, steps.front());
+    value.last = steps.back();
+    for (unsigned step : steps)
+      value.alignment =
+          std::max(value.alignment,
+                   options.targetAlignment.lookup(accesses.steps[step].subgraph.getOrigin()));
   }
 
   // Values that no step touches get no bytes.
@@ -183,22 +181,12 @@ LogicalResult MemoryPlanner::collectValues() {
 void MemoryPlanner::computeDependencies() {
   unsigned numSteps = accesses.steps.size();
   reach.assign(numSteps, llvm::BitVector(numSteps));
-  llvm::DenseMap<Value, int> lastWriter;
-  for (auto [index, step] : llvm::enumerate(accesses.steps)) {
-    llvm::BitVector &dependencies = reach[index];
-    for (const Access &access : step.operands) {
-      if (access.written)
-        continue;
-      auto it = lastWriter.find(access.value);
-      if (it == lastWriter.end())
-        continue;
-      dependencies |= reach[it->second];
-      dependencies.set(it->second);
+  std::vector<SmallVector<DataflowInput>> inputs = collectDataflowInputs(accesses);
+  for (unsigned index = 0; index < numSteps; ++index)
+    for (const DataflowInput &input : inputs[index]) {
+      reach[index] |= reach[input.producer];
+      reach[index].set(input.producer);
     }
-    for (const Access &access : step.operands)
-      if (access.written)
-        lastWriter[access.value] = index;
-  }
 }
 
 bool MemoryPlanner::dependsOnAll(int step, ArrayRef<int> steps) const {

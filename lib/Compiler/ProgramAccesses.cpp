@@ -6,6 +6,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace cgc::compiler {
@@ -204,6 +206,41 @@ FailureOr<ProgramAccesses> collectProgramAccesses(ModuleOp module, ProgramOp pro
     }
   }
   return result;
+}
+
+llvm::MapVector<Value, SmallVector<unsigned>>
+collectStepsPerValue(const ProgramAccesses &accesses) {
+  llvm::MapVector<Value, SmallVector<unsigned>> steps;
+  for (auto [index, step] : llvm::enumerate(accesses.steps))
+    for (const Access &access : step.operands) {
+      SmallVector<unsigned> &touching = steps[access.value];
+      if (touching.empty() || touching.back() != index)
+        touching.push_back(index);
+    }
+  return steps;
+}
+
+std::vector<SmallVector<DataflowInput>> collectDataflowInputs(const ProgramAccesses &accesses) {
+  std::vector<SmallVector<DataflowInput>> inputs(accesses.steps.size());
+  llvm::DenseMap<Value, unsigned> lastWriter;
+  for (auto [index, step] : llvm::enumerate(accesses.steps)) {
+    SmallVector<DataflowInput> &reads = inputs[index];
+    for (const Access &access : step.operands) {
+      if (access.written)
+        continue;
+      auto it = lastWriter.find(access.value);
+      auto isThisValue = [&](const DataflowInput &read) { return read.value == access.value; };
+      if (it != lastWriter.end() && llvm::none_of(reads, isThisValue))
+        reads.push_back({it->second, access.value});
+    }
+    llvm::stable_sort(reads, [](const DataflowInput &a, const DataflowInput &b) {
+      return a.producer < b.producer;
+    });
+    for (const Access &access : step.operands)
+      if (access.written)
+        lastWriter[access.value] = index;
+  }
+  return inputs;
 }
 
 } // namespace cgc::compiler

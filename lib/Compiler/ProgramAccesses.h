@@ -13,7 +13,10 @@
 
 #include "cgc/Compiler/Compiler.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include <vector>
 
 namespace cgc::compiler {
 
@@ -80,6 +83,25 @@ ProgramOp getOnlyProgram(ModuleOp module, llvm::StringRef pass);
 /// Resolves the accesses of `program`. Fails (after an error naming the
 /// invocation or argument) on IR that is not Output IR.
 mlir::FailureOr<ProgramAccesses> collectProgramAccesses(ModuleOp module, ProgramOp program);
+
+/// Liveness: for each program value some step touches (`Access::value`), the
+/// steps touching it, ascending; values in order of first touch. A value lives
+/// from its first step to its last.
+llvm::MapVector<mlir::Value, llvm::SmallVector<unsigned>>
+collectStepsPerValue(const ProgramAccesses &accesses);
+
+/// A value a step reads and the earlier step that last wrote it.
+struct DataflowInput {
+  unsigned producer = 0;
+  mlir::Value value;
+};
+
+/// Dataflow: for each step, the values it reads that an earlier step wrote,
+/// each with the last step before it that wrote the value; ordered by
+/// producer, then operand position; each value once. Byte ranges that merely
+/// share memory are not dataflow.
+std::vector<llvm::SmallVector<DataflowInput>>
+collectDataflowInputs(const ProgramAccesses &accesses);
 
 } // namespace cgc::compiler
 

@@ -28,9 +28,22 @@ namespace cgc::runtime {
 
 using interchange::Interface;
 
+compiler::Precision getCompilerPrecision(CompilerOptions::Precision precision) {
+  switch (precision) {
+  case CompilerOptions::Precision::Float32:
+    return compiler::Precision::Float32;
+  case CompilerOptions::Precision::Float16:
+    return compiler::Precision::Float16;
+  case CompilerOptions::Precision::BFloat16:
+    return compiler::Precision::BFloat16;
+  }
+  return compiler::Precision::Float32;
+}
+
 compiler::CompileOptions getCompileOptions(const CompileRequest &request) {
   const CompilerOptions &knobs = request.options;
   compiler::CompileOptions options;
+  options.precision = getCompilerPrecision(knobs.precision);
   options.match.fallbackTarget = compiler::getFallbackTargetName(request.target.driverName);
   options.partition.mode = knobs.partitionMode == CompilerOptions::PartitionMode::PerSubgraph
                                ? compiler::PartitionOptions::Mode::PerSubgraph
@@ -78,8 +91,11 @@ OwningOpRef<cgc::ModuleOp> readDriverReply(std::span<const uint8_t> bytes, Inter
 
 LogicalResult compileWithCompiler(cgc::ModuleOp module, const CompileRequest &request,
                                   CompileStats &stats) {
+  auto begin = std::chrono::steady_clock::now();
   FailureOr<compiler::Target> target =
       makeCompilerTarget(request.target, module.getContext(), module.getLoc(), &stats.numPatterns);
+  stats.stages.push_back(
+      {"compile: the driver's patterns", "compile", begin, std::chrono::steady_clock::now()});
   if (failed(target))
     return failure();
   compiler::CompileOptions options = getCompileOptions(request);
@@ -103,16 +119,29 @@ LogicalResult compileWithCompiler(cgc::ModuleOp module, const CompileRequest &re
   stats.numDependencies = report.schedule.numDependencies;
   stats.numBarriers = report.schedule.numBarriers;
   stats.numGlobalBarriers = report.schedule.numGlobalBarriers;
+  for (const compiler::StageTime &stage : report.stageTimes)
+    stats.stages.push_back({"compile: " + stage.stage, "compile", stage.begin, stage.end});
   return success();
 }
 
 LogicalResult compileWithBaseline(cgc::ModuleOp module, const CompileRequest &request,
                                   CompileStats &stats) {
+  using Clock = std::chrono::steady_clock;
+  // The reference compiles the same converted model as the compiler would.
+  Clock::time_point begin = Clock::now();
+  LogicalResult converted =
+      compiler::convertPrecision(module, getCompilerPrecision(request.options.precision));
+  stats.stages.push_back({"compile: convert-precision", "compile", begin, Clock::now()});
+  if (failed(converted))
+    return failure();
   PassManager pm(module.getContext(), cgc::ModuleOp::getOperationName());
   BaselinePipelineOptions options;
   options.target = request.target.driverName;
   buildBaselinePipeline(pm, options);
-  if (failed(pm.run(module)))
+  begin = Clock::now();
+  LogicalResult lowered = pm.run(module);
+  stats.stages.push_back({"compile: baseline pipeline", "compile", begin, Clock::now()});
+  if (failed(lowered))
     return failure();
   // Every subgraph call is one layer (or an output copy) of the driver.
   for (PartitionOp partition : module.getBody().getOps<PartitionOp>()) {
@@ -195,6 +224,7 @@ LogicalResult compileModel(cgc::ModuleOp module, const CompileRequest &request,
   stats.target = request.target.driverName;
   bool baseline = request.options.compiler == CompilerOptions::Compiler::Baseline;
   stats.compiler = baseline ? "baseline" : "default";
+  stats.precision = compiler::getPrecisionName(getCompilerPrecision(request.options.precision));
   LogicalResult result = baseline ? compileWithBaseline(module, request, stats)
                                   : compileWithCompiler(module, request, stats);
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -30,6 +30,9 @@ mlir::FailureOr<compiler::Target> makeCompilerTarget(const DeviceTarget &device,
                                                      mlir::Location loc,
                                                      unsigned *numPatterns = nullptr);
 
+/// The compiler's precision for the session's.
+compiler::Precision getCompilerPrecision(CompilerOptions::Precision precision);
+
 /// The compiler's options for `request`: its knobs, the fallback target
 /// "<driver>.fallback", and the driver's alignment everywhere.
 compiler::CompileOptions getCompileOptions(const CompileRequest &request);

@@ -22,6 +22,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <chrono>
+
 using namespace mlir;
 
 namespace cgc::runtime {
@@ -63,6 +65,42 @@ private:
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler;
 };
+
+/// The subgraph attribute naming the driver pattern a subgraph was matched
+/// by (set by the compiler's matching stage).
+constexpr llvm::StringLiteral kPatternAttr = "cgc.pattern";
+
+/// Records the phase `name` of `plan` from `begin` to now.
+void addPhase(ProgramPlan &plan, std::string name, std::chrono::steady_clock::time_point begin) {
+  plan.phases.push_back({std::move(name), "load", begin, std::chrono::steady_clock::now()});
+}
+
+/// The subgraphs `partition` invokes, in order of first invocation.
+std::vector<SubgraphInfo> describeSubgraphs(PartitionOp partition, SymbolTable &symbols) {
+  std::vector<SubgraphInfo> subgraphs;
+  partition.walk([&](InvokeOp invoke) {
+    auto known = llvm::find_if(subgraphs, [&](const SubgraphInfo &info) {
+      return info.name == invoke.getCallee();
+    });
+    if (known != subgraphs.end()) {
+      ++known->numInvocations;
+      return;
+    }
+    SubgraphInfo info{invoke.getCallee().str(), "", "", {}, 1};
+    if (auto subgraph = symbols.lookup<SubgraphOp>(invoke.getCallee())) {
+      info.origin = subgraph.getOrigin().str();
+      if (auto pattern = subgraph->getAttrOfType<StringAttr>(kPatternAttr))
+        info.pattern = pattern.str();
+      if (FunctionalDefinitionOp definition = subgraph.getDefinition())
+        definition.walk([&](Operation *op) {
+          if (op != definition && !op->hasTrait<OpTrait::IsTerminator>())
+            info.layers.push_back(op->getName().getStringRef().str());
+        });
+    }
+    subgraphs.push_back(std::move(info));
+  });
+  return subgraphs;
+}
 
 /// Where a program value lives: an argument or constant plus a byte offset.
 struct ValueLocation {
@@ -170,8 +208,10 @@ Result<bool> Planner::run() {
       });
       unsigned partitionIndex = partitionIt - plan.partitions.begin();
       if (partitionIt == plan.partitions.end())
-        plan.partitions.push_back(
-            {invoke.getCallee().str(), static_cast<unsigned>(partition.getNumArguments()), {}});
+        plan.partitions.push_back({invoke.getCallee().str(),
+                                   static_cast<unsigned>(partition.getNumArguments()),
+                                   {},
+                                   describeSubgraphs(partition, symbols)});
       PlanInvocation invocation{partitionIndex, {}};
       for (auto [bindPoint, operand] : llvm::enumerate(invoke.getOperands())) {
         auto type = cast<MemRefType>(operand.getType());
@@ -224,6 +264,7 @@ Result<bool> Planner::run() {
                  " holds inputs placed in scratch but the program binds it directly"};
 
   // Seal each partition as the driver will see it.
+  auto sealBegin = std::chrono::steady_clock::now();
   for (PlanPartition &partition : plan.partitions) {
     FailureOr<OwningOpRef<cgc::ModuleOp>> isolated = isolatePartition(module, partition.name);
     if (failed(isolated))
@@ -236,21 +277,28 @@ Result<bool> Planner::run() {
                    ": its Partition IR does not validate as CGC_SUBGRAPH_PARTITION"};
     partition.container.assign(bytes.begin(), bytes.end());
   }
+  addPhase(plan, "seal partitions", sealBegin);
   return true;
 }
 
 } // namespace
 
 Result<ProgramPlan> loadProgramPlan(const std::string &path, const CompileRequest &request) {
+  auto begin = std::chrono::steady_clock::now();
   Result<std::vector<std::byte>> bytes = readFile(path);
   if (!bytes)
     return Error{"model: " + bytes.error().message};
-  return loadProgramPlan(*bytes, path, request);
+  auto end = std::chrono::steady_clock::now();
+  Result<ProgramPlan> plan = loadProgramPlan(*bytes, path, request);
+  if (plan)
+    plan->phases.insert(plan->phases.begin(), {"read model file", "load", begin, end});
+  return plan;
 }
 
 Result<ProgramPlan> loadProgramPlan(std::span<const std::byte> bytes, const std::string &path,
                                     const CompileRequest &request) {
-
+  ProgramPlan plan;
+  auto begin = std::chrono::steady_clock::now();
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -281,23 +329,30 @@ Result<ProgramPlan> loadProgramPlan(std::span<const std::byte> bytes, const std:
   if (!module)
     return Error{path + ": the top-level op is '" + op->getName().getStringRef().str() +
                  "', expected cgc.module"};
+  addPhase(plan, "parse model", begin);
 
-  ProgramPlan plan;
   if (!module.getBody().getOps<EntryPointOp>().empty()) {
     if (failed(compileModel(module, request, plan.compile)))
       return diagnostics.error(path + ": compiling Input IR for the '" +
                                request.target.driverName + "' device failed (" +
                                plan.compile.compiler + " compiler)");
     plan.loweredFromInputIR = true;
+    plan.phases.insert(plan.phases.end(), plan.compile.stages.begin(), plan.compile.stages.end());
   }
+  begin = std::chrono::steady_clock::now();
   if (failed(verify(module)) ||
       failed(interchange::verifyInterface(module, interchange::Interface::Output)))
     return diagnostics.error(path + ": not valid CGC Output IR");
+  addPhase(plan, "verify Output IR", begin);
 
+  begin = std::chrono::steady_clock::now();
   auto programs = module.getBody().getOps<ProgramOp>();
   Result<bool> planned = Planner(module, *programs.begin(), plan).run();
   if (!planned)
     return Error{path + ": " + planned.error().message};
+  // The program's reading, less the sealing it ends with (its own phase).
+  plan.phases.insert(plan.phases.end() - 1,
+                     {"read the program", "load", begin, plan.phases.back().begin});
   return plan;
 }
 

@@ -75,6 +75,8 @@ struct PlanPartition {
   std::string name;
   unsigned numBindPoints;
   std::vector<uint8_t> container;
+  /// The subgraphs it invokes (for profiles and reports).
+  std::vector<SubgraphInfo> subgraphs;
 };
 
 struct ProgramPlan {
@@ -88,6 +90,9 @@ struct ProgramPlan {
   std::vector<PlanInvocation> invocations;
   /// What compiling Input IR produced (empty for Output IR).
   CompileStats compile;
+  /// When loading ran each step: reading, parsing, the compiler's stages
+  /// (also in `compile.stages`), verifying, planning, sealing partitions.
+  std::vector<PhaseTiming> phases;
 };
 
 /// A container-in, container-out MLIR exchange with the driver (the device

@@ -3,7 +3,9 @@
 // Everything device-side of a Session: adapter choice, the driver's answers
 // to the compiler (MLIR exchanges through the device API), one state object
 // per partition (compiled on parallel threads), the constants, scratch and
-// I/O buffers, and one command list that runs the whole program.
+// I/O buffers, one command list that runs the whole program, and (recorded
+// when first asked) one of its dispatches alone, for benchmarks, and one with
+// a timestamp around every command, for profiles (Profiling.h).
 //
 // Barriers come from the addresses the list actually binds, not from the
 // compiler's `cgc.depends_on`: only the runtime knows where constants,
@@ -16,6 +18,7 @@
 #include "cgc/Runtime/Session.h"
 
 #include "DeviceQuery.h"
+#include "Profiling.h"
 #include "ProgramPlan.h"
 #include "Weights.h"
 
@@ -148,6 +151,29 @@ private:
   std::vector<Access> pending;
 };
 
+/// The bytes [offset, offset + size) of `buffer`, as one command touches them.
+Access accessOf(CgcBuffer buffer, uint64_t offset, uint64_t size, bool written,
+                bool byDispatch) {
+  CgcDeviceAddress begin = cgcGetBufferDeviceAddress(buffer) + offset;
+  return Access{buffer, begin, begin + size, written, byDispatch};
+}
+
+/// What recording one command list counted.
+struct ListCounts {
+  unsigned dispatches = 0;
+  /// Dispatches behind a barrier for an earlier dispatch.
+  unsigned dispatchesAfterDispatch = 0;
+  /// Buffer-range barrier commands.
+  unsigned rangeBarriers = 0;
+};
+
+/// One partition invocation bound to the session's buffers: its bindings
+/// and the bytes they touch.
+struct BoundInvocation {
+  std::vector<CgcProgramBinding> bindings;
+  std::vector<Access> accesses;
+};
+
 } // namespace
 
 struct Session::Impl {
@@ -162,6 +188,17 @@ struct Session::Impl {
   BufferHandle constants;
   AllocatorHandle allocator;
   ListHandle runList;
+  /// The dispatches alone, for timeRuns; recorded on its first call.
+  ListHandle dispatchList;
+  /// Inputs dispatchList uploads again because the program writes over them.
+  unsigned numDispatchListUploads = 0;
+  /// The run list with a timestamp around every command, for runProfiled;
+  /// recorded on its first call.
+  std::unique_ptr<CommandTimestamps> profiledTimestamps;
+  ListHandle profiledList;
+  uint64_t timestampFrequency = 0;
+  /// Whether a run succeeded, leaving its inputs on the device.
+  bool inputsResident = false;
 
   ProgramPlan plan;
   std::vector<unsigned> inputArguments, outputArguments;
@@ -179,12 +216,41 @@ struct Session::Impl {
   Status selectDevice(const SessionOptions &options, CgcAdapter &adapter);
   Status compilePrograms();
   Status createBuffers(const Weights *weights);
+  /// Records the run list: input uploads, the dispatches, output readbacks.
   Status recordRunList();
+  /// Records dispatchList: the dispatches, behind uploads of the inputs
+  /// whose bytes they write over (none unless inputs sit in scratch).
+  Status recordDispatchList();
+  /// Records profiledList: the run list with a timestamp before and after
+  /// every upload, dispatch and readback, and their resolve.
+  Status recordProfiledList();
+  /// Records the uploads of the input `arguments` from their upload buffers
+  /// (each between two of `timestamps`, when given).
+  Status recordUploads(CgcCommandList list, BarrierTracker &tracker,
+                       const std::vector<unsigned> &arguments,
+                       CommandTimestamps *timestamps = nullptr);
+  /// Records each invocation's SetProgram (when its program changes) and
+  /// DispatchGraph, behind the barriers its bytes need.
+  Status recordDispatches(CgcCommandList list, BarrierTracker &tracker, ListCounts &counts,
+                          CommandTimestamps *timestamps = nullptr);
+  /// Records the readback of every output, behind the barriers its bytes need.
+  Status recordReadbacks(CgcCommandList list, BarrierTracker &tracker, ListCounts &counts,
+                         CommandTimestamps *timestamps = nullptr);
+  /// Checks `inputs` against the model's and writes them to their upload
+  /// buffers; errors start with `call`.
+  Status writeInputs(const std::vector<HostTensor> &inputs, const std::string &call);
+  /// The outputs from their readback buffers.
+  Result<std::vector<HostTensor>> readOutputs(const std::string &call);
+  /// The name of program argument `argument`: its input's or output's.
+  std::string getArgumentName(unsigned argument) const;
+  /// Invocation `invocationIndex` of the plan bound to the session's
+  /// buffers, checked against the driver's bind point sizes and alignments.
+  Result<BoundInvocation> bindInvocation(size_t invocationIndex) const;
   /// Records the buffer-range barriers `accesses` need before their command;
   /// `afterDispatch` says whether one of them waits for a dispatch.
   Status recordBarriers(CgcCommandList list, BarrierTracker &tracker,
                         const std::vector<Access> &accesses, const std::string &where,
-                        bool &afterDispatch);
+                        ListCounts &counts, bool &afterDispatch);
   /// The DEFAULT buffer an argument's bytes live in, and their offset there.
   std::pair<CgcBuffer, uint64_t> locateArgument(unsigned argument) const;
   Status submitAndWait(CgcCommandList list, const std::string &what);
@@ -238,8 +304,12 @@ Status Session::Impl::compilePrograms() {
   // One state object per partition, compiled in parallel.
   programs.resize(plan.partitions.size());
   std::vector<std::optional<Error>> errors(plan.partitions.size());
-  auto compile = [&](size_t index) {
+  // When each state object compiled, and on which thread (0: this one).
+  std::vector<PhaseTiming> compileTimes(plan.partitions.size());
+  auto compile = [&](size_t index, unsigned thread) {
     const PlanPartition &partition = plan.partitions[index];
+    compileTimes[index] = {"state object @" + partition.name, "state-object",
+                           std::chrono::steady_clock::now(), {}, thread};
     ProgramState &program = programs[index];
     program.name = partition.name;
     CgcMlirProgramDesc programDesc{partition.name.c_str(), partition.container.data(),
@@ -249,8 +319,9 @@ Status Session::Impl::compilePrograms() {
     desc.numPrograms = 1;
     desc.programs = &programDesc;
     CgcStateObject stateObject = nullptr;
-    if (CgcStatus status = cgcCreateStateObject(device.get(), &desc, &stateObject);
-        status != CGC_OK) {
+    CgcStatus status = cgcCreateStateObject(device.get(), &desc, &stateObject);
+    compileTimes[index].end = std::chrono::steady_clock::now();
+    if (status != CGC_OK) {
       errors[index] = apiError("partition @" + partition.name + ": compiling", status);
       return;
     }
@@ -259,22 +330,27 @@ Status Session::Impl::compilePrograms() {
   // At most one thread per core: per-subgraph partitioning can give
   // thousands of partitions.
   std::atomic<size_t> next{0};
-  auto worker = [&] {
+  auto worker = [&](unsigned thread) {
     for (size_t index = next++; index < plan.partitions.size(); index = next++)
-      compile(index);
+      compile(index, thread);
   };
   size_t numThreads = std::min<size_t>(plan.partitions.size(),
                                        std::max(1u, std::thread::hardware_concurrency()));
+  PhaseTimer allCompiled(stats.phases, "compile state objects", "state-object");
   std::vector<std::thread> threads;
   for (size_t thread = 1; thread < numThreads; ++thread)
-    threads.emplace_back(worker);
-  worker();
+    threads.emplace_back(worker, static_cast<unsigned>(thread));
+  worker(0);
   for (std::thread &thread : threads)
     thread.join();
+  allCompiled.stop();
+  stats.phases.insert(stats.phases.end(), compileTimes.begin(), compileTimes.end());
   for (std::optional<Error> &error : errors)
     if (error)
       return *error;
 
+  PhaseTimer resources(stats.phases, "binding properties, temporary and persistent resources",
+                       "resources");
   for (ProgramState &program : programs) {
     std::string where = "partition @" + program.name;
     const PlanPartition &partition = plan.partitions[&program - programs.data()];
@@ -336,6 +412,7 @@ std::pair<CgcBuffer, uint64_t> Session::Impl::locateArgument(unsigned argument) 
 }
 
 Status Session::Impl::createBuffers(const Weights *weights) {
+  PhaseTimer argumentsTimer(stats.phases, "argument and staging buffers", "resources");
   for (const PlanArgument &argument : plan.arguments) {
     const char *what = argument.role == PlanArgument::Role::Input    ? "input buffer"
                        : argument.role == PlanArgument::Role::Output ? "output buffer"
@@ -366,7 +443,11 @@ Status Session::Impl::createBuffers(const Weights *weights) {
     stagingBuffers.push_back(std::move(staging));
   }
 
+  argumentsTimer.stop();
+
   // Constants: one DEFAULT buffer, filled once through an UPLOAD buffer.
+  PhaseTimer fillTimer(stats.phases, "constants: create buffers, fill the upload buffer",
+                       "constants");
   uint64_t total = 0;
   for (const PlanConstant &constant : plan.constants) {
     total = alignUp(total, kConstantAlignment);
@@ -390,19 +471,22 @@ Status Session::Impl::createBuffers(const Weights *weights) {
     return apiError("mapping the constants upload buffer", status);
   for (size_t index = 0; index < plan.constants.size(); ++index) {
     const PlanConstant &constant = plan.constants[index];
-    Result<std::span<const std::byte>> data =
-        weights->getConstant(constant.name, constant.dtype, constant.shape);
-    if (!data) {
+    // A copy, or float32 data converted for a float16/bfloat16 constant.
+    std::span<std::byte> destination(static_cast<std::byte *>(mapped) + constantOffsets[index],
+                                     constant.sizeInBytes);
+    if (Status status =
+            weights->readConstant(constant.name, constant.dtype, constant.shape, destination);
+        !status) {
       (void)cgcUnmapBuffer(upload->get());
-      return data.error();
+      return status.error();
     }
-    if (!data->empty())
-      std::memcpy(static_cast<std::byte *>(mapped) + constantOffsets[index], data->data(),
-                  data->size());
   }
   if (CgcStatus status = cgcUnmapBuffer(upload->get()); status != CGC_OK)
     return apiError("unmapping the constants upload buffer", status);
+  fillTimer.stop();
 
+  PhaseTimer uploadTimer(stats.phases, "constants: upload " + std::to_string(total) + " bytes",
+                         "constants");
   CgcCommandList rawList = nullptr;
   if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
       status != CGC_OK)
@@ -419,7 +503,8 @@ Status Session::Impl::createBuffers(const Weights *weights) {
 
 Status Session::Impl::recordBarriers(CgcCommandList list, BarrierTracker &tracker,
                                      const std::vector<Access> &accesses,
-                                     const std::string &where, bool &afterDispatch) {
+                                     const std::string &where, ListCounts &counts,
+                                     bool &afterDispatch) {
   Conflicts conflicts = tracker.getConflicts(accesses);
   afterDispatch = conflicts.afterDispatch;
   for (const Access &range : conflicts.ranges) {
@@ -432,79 +517,100 @@ Status Session::Impl::recordBarriers(CgcCommandList list, BarrierTracker &tracke
                           std::to_string(range.end) + ")",
                       status);
     tracker.cover(range);
-    ++stats.numRangeBarriers;
+    ++counts.rangeBarriers;
   }
   tracker.add(accesses);
   return Status::success();
 }
 
-Status Session::Impl::recordRunList() {
-  CgcCommandList rawList = nullptr;
-  if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
-      status != CGC_OK)
-    return apiError("recording the program: creating a command list", status);
-  runList.reset(rawList);
-  CgcCommandList list = runList.get();
-  BarrierTracker tracker;
-  bool afterDispatch = false;
-  auto accessOf = [](CgcBuffer buffer, uint64_t offset, uint64_t size, bool written,
-                     bool byDispatch) {
-    CgcDeviceAddress begin = cgcGetBufferDeviceAddress(buffer) + offset;
-    return Access{buffer, begin, begin + size, written, byDispatch};
-  };
+Result<BoundInvocation> Session::Impl::bindInvocation(size_t invocationIndex) const {
+  const PlanInvocation &invocation = plan.invocations[invocationIndex];
+  const ProgramState &program = programs[invocation.partition];
+  std::string where =
+      "invocation #" + std::to_string(invocationIndex) + " of partition @" + program.name;
+  BoundInvocation bound;
+  for (size_t bindPoint = 0; bindPoint < invocation.bindings.size(); ++bindPoint) {
+    const PlanBinding &binding = invocation.bindings[bindPoint];
+    std::string bindPointName = where + ", bind point #" + std::to_string(bindPoint);
+    const CgcBindPointDesc &desc = program.bindPoints[bindPoint];
+    bool isConstant = binding.source == PlanBinding::Source::Constant;
+    CgcBuffer buffer = isConstant ? constants.get() : argumentBuffers[binding.index].get();
+    uint64_t offset = binding.offset + (isConstant ? constantOffsets[binding.index] : 0);
+    CgcDeviceAddress address = cgcGetBufferDeviceAddress(buffer) + offset;
+    if (desc.sizeInBytes > binding.sizeInBytes)
+      return Error{bindPointName + ": the driver needs " + std::to_string(desc.sizeInBytes) +
+                   " bytes but the IR binds " + std::to_string(binding.sizeInBytes)};
+    if (desc.alignment > 1 && address % desc.alignment != 0)
+      return Error{bindPointName + ": address " + std::to_string(address) +
+                   " is not aligned to the driver's " + std::to_string(desc.alignment) + " bytes"};
+    CgcProgramBinding programBinding{};
+    programBinding.bindPointIndex = static_cast<uint32_t>(bindPoint);
+    programBinding.type = CGC_BINDING_TYPE_GPU;
+    programBinding.gpu = {address, binding.sizeInBytes};
+    bound.bindings.push_back(programBinding);
+    // Constants are never written after their upload (an earlier
+    // submission): reading them conflicts with nothing.
+    bool written = binding.written || (desc.flags & CGC_BIND_POINT_FLAG_WRITTEN);
+    if (!isConstant && binding.sizeInBytes)
+      bound.accesses.push_back(accessOf(buffer, offset, binding.sizeInBytes, written, true));
+  }
+  // Invocations of one program share its temporary resource.
+  if (program.temporary)
+    bound.accesses.push_back(accessOf(program.temporary.get(), 0,
+                                      program.properties.temporaryResourceSize, true, true));
+  return bound;
+}
 
-  // Inputs: upload -> device (into scratch for inputs placed there).
-  for (unsigned argument : inputArguments) {
+Status Session::Impl::recordUploads(CgcCommandList list, BarrierTracker &tracker,
+                                    const std::vector<unsigned> &arguments,
+                                    CommandTimestamps *timestamps) {
+  for (unsigned argument : arguments) {
     auto [buffer, offset] = locateArgument(argument);
     uint64_t size = plan.arguments[argument].sizeInBytes;
+    if (timestamps)
+      if (Status status = timestamps->begin(
+              list, {ProfiledCommand::Kind::Upload, getArgumentName(argument), 0, 0, size});
+          !status)
+        return status;
     if (CgcStatus status = cgcCommandListCopyBufferRegion(
             list, buffer, offset, stagingBuffers[argument].get(), 0, size);
         status != CGC_OK)
       return apiError("recording the upload of input #" + std::to_string(argument), status);
     if (size)
       tracker.add({accessOf(buffer, offset, size, true, false)});
+    if (timestamps)
+      if (Status status = timestamps->end(list); !status)
+        return status;
   }
+  return Status::success();
+}
 
+std::string Session::Impl::getArgumentName(unsigned argument) const {
+  for (size_t index = 0; index < inputArguments.size(); ++index)
+    if (inputArguments[index] == argument)
+      return inputs[index].name;
+  for (size_t index = 0; index < outputArguments.size(); ++index)
+    if (outputArguments[index] == argument)
+      return outputs[index].name;
+  return "argument #" + std::to_string(argument);
+}
+
+Status Session::Impl::recordDispatches(CgcCommandList list, BarrierTracker &tracker,
+                                       ListCounts &counts, CommandTimestamps *timestamps) {
   const ProgramState *current = nullptr;
   for (size_t invocationIndex = 0; invocationIndex < plan.invocations.size(); ++invocationIndex) {
-    const PlanInvocation &invocation = plan.invocations[invocationIndex];
-    ProgramState &program = programs[invocation.partition];
+    const ProgramState &program = programs[plan.invocations[invocationIndex].partition];
     std::string where = "invocation #" + std::to_string(invocationIndex) + " of partition @" +
                         program.name;
-    std::vector<CgcProgramBinding> bindings;
-    std::vector<Access> accesses;
-    for (size_t bindPoint = 0; bindPoint < invocation.bindings.size(); ++bindPoint) {
-      const PlanBinding &binding = invocation.bindings[bindPoint];
-      std::string bindPointName = where + ", bind point #" + std::to_string(bindPoint);
-      const CgcBindPointDesc &desc = program.bindPoints[bindPoint];
-      bool isConstant = binding.source == PlanBinding::Source::Constant;
-      CgcBuffer buffer = isConstant ? constants.get() : argumentBuffers[binding.index].get();
-      uint64_t offset = binding.offset + (isConstant ? constantOffsets[binding.index] : 0);
-      CgcDeviceAddress address = cgcGetBufferDeviceAddress(buffer) + offset;
-      if (desc.sizeInBytes > binding.sizeInBytes)
-        return Error{bindPointName + ": the driver needs " + std::to_string(desc.sizeInBytes) +
-                     " bytes but the IR binds " + std::to_string(binding.sizeInBytes)};
-      if (desc.alignment > 1 && address % desc.alignment != 0)
-        return Error{bindPointName + ": address " + std::to_string(address) +
-                     " is not aligned to the driver's " + std::to_string(desc.alignment) + " bytes"};
-      CgcProgramBinding programBinding{};
-      programBinding.bindPointIndex = static_cast<uint32_t>(bindPoint);
-      programBinding.type = CGC_BINDING_TYPE_GPU;
-      programBinding.gpu = {address, binding.sizeInBytes};
-      bindings.push_back(programBinding);
-      // Constants are never written after their upload (an earlier
-      // submission): reading them conflicts with nothing.
-      bool written = binding.written || (desc.flags & CGC_BIND_POINT_FLAG_WRITTEN);
-      if (!isConstant && binding.sizeInBytes)
-        accesses.push_back(accessOf(buffer, offset, binding.sizeInBytes, written, true));
-    }
-    // Invocations of one program share its temporary resource.
-    if (program.temporary)
-      accesses.push_back(accessOf(program.temporary.get(), 0,
-                                  program.properties.temporaryResourceSize, true, true));
-    if (Status status = recordBarriers(list, tracker, accesses, where, afterDispatch); !status)
+    Result<BoundInvocation> bound = bindInvocation(invocationIndex);
+    if (!bound)
+      return bound.error();
+    bool afterDispatch = false;
+    if (Status status = recordBarriers(list, tracker, bound->accesses, where, counts,
+                                       afterDispatch);
+        !status)
       return status;
-    stats.numBarriers += afterDispatch;
+    counts.dispatchesAfterDispatch += afterDispatch;
 
     if (current != &program) {
       CgcSetProgramDesc setProgram{};
@@ -518,33 +624,162 @@ Status Session::Impl::recordRunList() {
         return apiError(where + ": SetProgram", status);
       current = &program;
     }
+    if (timestamps)
+      if (Status status = timestamps->begin(
+              list, {ProfiledCommand::Kind::Dispatch, program.name,
+                     plan.invocations[invocationIndex].partition,
+                     static_cast<unsigned>(invocationIndex), 0});
+          !status)
+        return status;
     CgcDispatchGraphDesc dispatch{};
     dispatch.version = CGC_API_VERSION;
-    dispatch.numBindings = static_cast<uint32_t>(bindings.size());
-    dispatch.bindings = bindings.data();
+    dispatch.numBindings = static_cast<uint32_t>(bound->bindings.size());
+    dispatch.bindings = bound->bindings.data();
     if (CgcStatus status = cgcCommandListDispatchGraph(list, &dispatch); status != CGC_OK)
       return apiError(where + ": DispatchGraph", status);
-    ++program.numInvocations;
-    ++stats.numDispatches;
+    ++counts.dispatches;
+    if (timestamps)
+      if (Status status = timestamps->end(list); !status)
+        return status;
   }
+  return Status::success();
+}
 
-  // Outputs: device -> readback, each behind the barriers its bytes need.
+Status Session::Impl::recordReadbacks(CgcCommandList list, BarrierTracker &tracker,
+                                      ListCounts &counts, CommandTimestamps *timestamps) {
   for (unsigned argument : outputArguments) {
     std::string where = "the readback of output #" + std::to_string(argument);
     CgcBuffer buffer = argumentBuffers[argument].get();
     uint64_t size = plan.arguments[argument].sizeInBytes;
+    bool afterDispatch = false;
     if (size)
-      if (Status status = recordBarriers(
-              list, tracker, {accessOf(buffer, 0, size, false, false)}, where, afterDispatch);
+      if (Status status = recordBarriers(list, tracker, {accessOf(buffer, 0, size, false, false)},
+                                         where, counts, afterDispatch);
+          !status)
+        return status;
+    if (timestamps)
+      if (Status status = timestamps->begin(
+              list, {ProfiledCommand::Kind::Readback, getArgumentName(argument), 0, 0, size});
           !status)
         return status;
     if (CgcStatus status = cgcCommandListCopyBufferRegion(list, stagingBuffers[argument].get(), 0,
                                                           buffer, 0, size);
         status != CGC_OK)
       return apiError("recording " + where, status);
+    if (timestamps)
+      if (Status status = timestamps->end(list); !status)
+        return status;
   }
+  return Status::success();
+}
+
+Status Session::Impl::recordRunList() {
+  PhaseTimer timer(stats.phases, "record the run list", "record");
+  CgcCommandList rawList = nullptr;
+  if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
+      status != CGC_OK)
+    return apiError("recording the program: creating a command list", status);
+  runList.reset(rawList);
+  CgcCommandList list = runList.get();
+  BarrierTracker tracker;
+  ListCounts counts;
+
+  // Inputs: upload -> device (into scratch for inputs placed there).
+  if (Status status = recordUploads(list, tracker, inputArguments); !status)
+    return status;
+  if (Status status = recordDispatches(list, tracker, counts); !status)
+    return status;
+
+  // Outputs: device -> readback, each behind the barriers its bytes need.
+  if (Status status = recordReadbacks(list, tracker, counts); !status)
+    return status;
   if (CgcStatus status = cgcCloseCommandList(list); status != CGC_OK)
     return apiError("recording the program: closing the command list", status);
+  stats.numDispatches = counts.dispatches;
+  stats.numBarriers = counts.dispatchesAfterDispatch;
+  stats.numRangeBarriers = counts.rangeBarriers;
+  for (const PlanInvocation &invocation : plan.invocations)
+    ++programs[invocation.partition].numInvocations;
+  return Status::success();
+}
+
+Status Session::Impl::recordDispatchList() {
+  // An input whose bytes a dispatch writes (an input placed in scratch whose
+  // bytes are reused, or written in place) is uploaded again before every
+  // execution, from the upload buffer the last run filled: else each
+  // execution would compute on what the previous one left there.
+  std::vector<Access> written;
+  for (size_t invocationIndex = 0; invocationIndex < plan.invocations.size(); ++invocationIndex) {
+    Result<BoundInvocation> bound = bindInvocation(invocationIndex);
+    if (!bound)
+      return bound.error();
+    for (const Access &access : bound->accesses)
+      if (access.written)
+        written.push_back(access);
+  }
+  std::vector<unsigned> reuploaded;
+  for (unsigned argument : inputArguments) {
+    auto [buffer, offset] = locateArgument(argument);
+    CgcDeviceAddress begin = cgcGetBufferDeviceAddress(buffer) + offset;
+    CgcDeviceAddress end = begin + plan.arguments[argument].sizeInBytes;
+    if (begin != end && std::any_of(written.begin(), written.end(), [&](const Access &access) {
+          return access.begin < end && begin < access.end;
+        }))
+      reuploaded.push_back(argument);
+  }
+
+  CgcCommandList rawList = nullptr;
+  if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
+      status != CGC_OK)
+    return apiError("recording the dispatches: creating a command list", status);
+  ListHandle list(rawList);
+  BarrierTracker tracker;
+  ListCounts counts;
+  if (Status status = recordUploads(list.get(), tracker, reuploaded); !status)
+    return status;
+  if (Status status = recordDispatches(list.get(), tracker, counts); !status)
+    return status;
+  if (CgcStatus status = cgcCloseCommandList(list.get()); status != CGC_OK)
+    return apiError("recording the dispatches: closing the command list", status);
+  dispatchList = std::move(list);
+  numDispatchListUploads = reuploaded.size();
+  return Status::success();
+}
+
+Status Session::Impl::recordProfiledList() {
+  auto numCommands =
+      static_cast<unsigned>(inputArguments.size() + plan.invocations.size() + outputArguments.size());
+  Result<std::unique_ptr<CommandTimestamps>> timestamps =
+      CommandTimestamps::create(device.get(), numCommands);
+  if (!timestamps)
+    return timestamps.error();
+  uint64_t frequency = 0;
+  if (CgcStatus status = cgcGetTimestampFrequency(queue.get(), &frequency); status != CGC_OK)
+    return apiError("profiling: the queue's timestamp frequency", status);
+
+  CgcCommandList rawList = nullptr;
+  if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
+      status != CGC_OK)
+    return apiError("recording the profiled program: creating a command list", status);
+  ListHandle list(rawList);
+  // The run list's commands and barriers, each command between two
+  // timestamps; the last command resolves them.
+  BarrierTracker tracker;
+  ListCounts counts;
+  if (Status status = recordUploads(list.get(), tracker, inputArguments, timestamps->get());
+      !status)
+    return status;
+  if (Status status = recordDispatches(list.get(), tracker, counts, timestamps->get()); !status)
+    return status;
+  if (Status status = recordReadbacks(list.get(), tracker, counts, timestamps->get()); !status)
+    return status;
+  if (Status status = (*timestamps)->resolve(list.get()); !status)
+    return status;
+  if (CgcStatus status = cgcCloseCommandList(list.get()); status != CGC_OK)
+    return apiError("recording the profiled program: closing the command list", status);
+  profiledTimestamps = std::move(*timestamps);
+  profiledList = std::move(list);
+  timestampFrequency = frequency;
   return Status::success();
 }
 
@@ -561,8 +796,10 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
   Clock::time_point start = Clock::now();
 
   CgcAdapter adapter = nullptr;
+  PhaseTimer deviceTimer(impl->stats.phases, "open the device", "resources");
   if (Status status = impl->selectDevice(options, adapter); !status)
     return status.error();
+  deviceTimer.stop();
 
   // Input IR is compiled for the device's driver, which the compiler asks
   // for patterns and specializations through the device API.
@@ -576,8 +813,11 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
   impl->plan = std::move(*plan);
   impl->stats.loweredFromInputIR = impl->plan.loweredFromInputIR;
   impl->stats.compile = impl->plan.compile;
+  impl->stats.phases.insert(impl->stats.phases.end(), impl->plan.phases.begin(),
+                            impl->plan.phases.end());
 
   std::optional<Weights> weights;
+  PhaseTimer weightsTimer(impl->stats.phases, "read weights", "load");
   if (!impl->plan.constants.empty()) {
     std::string path = options.weightsPath;
     if (path.empty()) {
@@ -602,11 +842,11 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
     weights = std::move(*loaded);
     // Check every constant before touching the device.
     for (const PlanConstant &constant : impl->plan.constants)
-      if (Result<std::span<const std::byte>> data =
-              weights->getConstant(constant.name, constant.dtype, constant.shape);
-          !data)
-        return data.error();
+      if (Status status = weights->checkConstant(constant.name, constant.dtype, constant.shape);
+          !status)
+        return status.error();
   }
+  weightsTimer.stop();
   Clock::time_point loaded = Clock::now();
 
   for (unsigned index = 0; index < impl->plan.arguments.size(); ++index) {
@@ -633,54 +873,115 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
   for (const ProgramState &program : impl->programs)
     impl->partitions.push_back({program.name, program.properties.numBindPoints,
                                 program.numInvocations, program.properties.temporaryResourceSize,
-                                program.properties.persistentResourceSize});
+                                program.properties.persistentResourceSize,
+                                impl->plan.partitions[&program - impl->programs.data()].subgraphs});
   Clock::time_point compiled = Clock::now();
   impl->stats.loadSeconds = std::chrono::duration<double>(loaded - start).count();
   impl->stats.compileSeconds = std::chrono::duration<double>(compiled - loaded).count();
+  std::stable_sort(impl->stats.phases.begin(), impl->stats.phases.end(),
+                   [](const PhaseTiming &a, const PhaseTiming &b) { return a.begin < b.begin; });
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-Result<std::vector<HostTensor>> Session::run(const std::vector<HostTensor> &inputs) {
-  if (inputs.size() != impl->inputs.size())
-    return Error{"run: the model takes " + std::to_string(impl->inputs.size()) +
-                 " input(s), got " + std::to_string(inputs.size())};
-  for (size_t index = 0; index < inputs.size(); ++index) {
-    const HostTensor &input = inputs[index];
-    const TensorInfo &info = impl->inputs[index];
+Status Session::Impl::writeInputs(const std::vector<HostTensor> &values,
+                                  const std::string &call) {
+  if (values.size() != inputs.size())
+    return Error{call + ": the model takes " + std::to_string(inputs.size()) + " input(s), got " +
+                 std::to_string(values.size())};
+  for (size_t index = 0; index < values.size(); ++index) {
+    const HostTensor &input = values[index];
+    const TensorInfo &info = inputs[index];
     if (input.dtype != info.dtype || input.shape != info.shape)
-      return Error{"run: input #" + std::to_string(index) + " (" + info.name + ") must be " +
+      return Error{call + ": input #" + std::to_string(index) + " (" + info.name + ") must be " +
                    std::string(getName(info.dtype)) + " " + formatShape(info.shape) + ", got " +
                    std::string(getName(input.dtype)) + " " + formatShape(input.shape)};
     if (input.data.size() != info.sizeInBytes)
-      return Error{"run: input #" + std::to_string(index) + " (" + info.name + ") holds " +
+      return Error{call + ": input #" + std::to_string(index) + " (" + info.name + ") holds " +
                    std::to_string(input.data.size()) + " bytes, expected " +
                    std::to_string(info.sizeInBytes)};
-    CgcBuffer upload = impl->stagingBuffers[impl->inputArguments[index]].get();
+    CgcBuffer upload = stagingBuffers[inputArguments[index]].get();
     void *mapped = nullptr;
     if (CgcStatus status = cgcMapBuffer(upload, &mapped); status != CGC_OK)
-      return apiError("run: mapping the upload buffer of " + info.name, status);
+      return apiError(call + ": mapping the upload buffer of " + info.name, status);
     if (!input.data.empty())
       std::memcpy(mapped, input.data.data(), input.data.size());
     if (CgcStatus status = cgcUnmapBuffer(upload); status != CGC_OK)
-      return apiError("run: unmapping the upload buffer of " + info.name, status);
+      return apiError(call + ": unmapping the upload buffer of " + info.name, status);
   }
-  if (Status status = impl->submitAndWait(impl->runList.get(), "run"); !status)
-    return status.error();
-  std::vector<HostTensor> outputs;
-  for (size_t index = 0; index < impl->outputs.size(); ++index) {
-    const TensorInfo &info = impl->outputs[index];
-    CgcBuffer readback = impl->stagingBuffers[impl->outputArguments[index]].get();
+  return Status::success();
+}
+
+Result<std::vector<HostTensor>> Session::Impl::readOutputs(const std::string &call) {
+  std::vector<HostTensor> values;
+  for (size_t index = 0; index < outputs.size(); ++index) {
+    const TensorInfo &info = outputs[index];
+    CgcBuffer readback = stagingBuffers[outputArguments[index]].get();
     void *mapped = nullptr;
     if (CgcStatus status = cgcMapBuffer(readback, &mapped); status != CGC_OK)
-      return apiError("run: mapping the readback buffer of " + info.name, status);
+      return apiError(call + ": mapping the readback buffer of " + info.name, status);
     HostTensor output = HostTensor::zeros(info.dtype, info.shape);
     if (!output.data.empty())
       std::memcpy(output.data.data(), mapped, output.data.size());
     if (CgcStatus status = cgcUnmapBuffer(readback); status != CGC_OK)
-      return apiError("run: unmapping the readback buffer of " + info.name, status);
-    outputs.push_back(std::move(output));
+      return apiError(call + ": unmapping the readback buffer of " + info.name, status);
+    values.push_back(std::move(output));
   }
-  return outputs;
+  return values;
+}
+
+Result<std::vector<HostTensor>> Session::run(const std::vector<HostTensor> &inputs) {
+  if (Status status = impl->writeInputs(inputs, "run"); !status)
+    return status.error();
+  if (Status status = impl->submitAndWait(impl->runList.get(), "run"); !status)
+    return status.error();
+  impl->inputsResident = true;
+  return impl->readOutputs("run");
+}
+
+Result<RunProfile> Session::runProfiled(const std::vector<HostTensor> &inputs) {
+  using Clock = std::chrono::steady_clock;
+  if (!impl->profiledList)
+    if (Status status = impl->recordProfiledList(); !status)
+      return Error{"runProfiled: " + status.error().message};
+  if (Status status = impl->writeInputs(inputs, "runProfiled"); !status)
+    return status.error();
+  RunProfile profile;
+  profile.submitted = Clock::now();
+  if (Status status = impl->submitAndWait(impl->profiledList.get(), "runProfiled"); !status)
+    return status.error();
+  profile.completed = Clock::now();
+  impl->inputsResident = true;
+  Result<std::vector<HostTensor>> outputs = impl->readOutputs("runProfiled");
+  if (!outputs)
+    return outputs.error();
+  profile.outputs = std::move(*outputs);
+  Result<std::vector<ProfiledCommand>> commands =
+      impl->profiledTimestamps->read(impl->timestampFrequency);
+  if (!commands)
+    return Error{"runProfiled: " + commands.error().message};
+  profile.commands = std::move(*commands);
+  profile.timestampFrequency = impl->timestampFrequency;
+  return profile;
+}
+
+Result<RunTimings> Session::timeRuns(unsigned count) {
+  using Clock = std::chrono::steady_clock;
+  if (!impl->inputsResident)
+    return Error{"timeRuns: no run has left inputs on the device; call run() first"};
+  if (!impl->dispatchList)
+    if (Status status = impl->recordDispatchList(); !status)
+      return status.error();
+  RunTimings timings;
+  timings.numInputUploads = impl->numDispatchListUploads;
+  timings.seconds.reserve(count);
+  for (unsigned index = 0; index < count; ++index) {
+    std::string what = "timeRuns: execution " + std::to_string(index + 1);
+    Clock::time_point begin = Clock::now();
+    if (Status status = impl->submitAndWait(impl->dispatchList.get(), what); !status)
+      return status.error();
+    timings.seconds.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
+  }
+  return timings;
 }
 
 const std::vector<TensorInfo> &Session::getInputs() const { return impl->inputs; }

@@ -11,6 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 
 namespace cgc::runtime {
@@ -168,6 +171,64 @@ Result<std::span<const std::byte>> Weights::getConstant(std::string_view name, D
                  describe(info->dtype, info->shape) + " but the IR's cgc.constant is " +
                  describe(dtype, shape)};
   return getData(*info);
+}
+
+namespace {
+/// Whether constant data of dtype `stored` is converted to `wanted` on load.
+bool isConvertedOnLoad(DType stored, DType wanted) {
+  return stored == DType::Float32 && (wanted == DType::Float16 || wanted == DType::BFloat16);
+}
+} // namespace
+
+Status Weights::checkConstant(std::string_view name, DType dtype,
+                              std::span<const int64_t> shape) const {
+  const WeightInfo *info = find(name);
+  if (info && isConvertedOnLoad(info->dtype, dtype) &&
+      std::equal(info->shape.begin(), info->shape.end(), shape.begin(), shape.end()))
+    return Status::success();
+  if (Result<std::span<const std::byte>> data = getConstant(name, dtype, shape); !data)
+    return data.error();
+  return Status::success();
+}
+
+Status Weights::readConstant(std::string_view name, DType dtype, std::span<const int64_t> shape,
+                             std::span<std::byte> destination) const {
+  if (Status status = checkConstant(name, dtype, shape); !status)
+    return status;
+  const WeightInfo &info = *find(name);
+  std::span<const std::byte> data = getData(info);
+  std::string where = "constant \"" + std::string(name) + "\": ";
+  if (isConvertedOnLoad(info.dtype, dtype)) {
+    if (!convertFloat32Data(data, dtype, destination))
+      return Error{where + "cannot convert " + std::to_string(data.size()) +
+                   " bytes of F32 into " + std::to_string(destination.size()) + " bytes of " +
+                   std::string(getSafetensorsDType(dtype))};
+    return Status::success();
+  }
+  if (data.size() != destination.size())
+    return Error{where + std::to_string(data.size()) + " bytes do not fit the " +
+                 std::to_string(destination.size()) + " bytes given"};
+  if (!data.empty())
+    std::memcpy(destination.data(), data.data(), data.size());
+  return Status::success();
+}
+
+bool convertFloat32Data(std::span<const std::byte> source, DType to,
+                        std::span<std::byte> destination) {
+  if ((to != DType::Float16 && to != DType::BFloat16) || source.size() % 4 != 0 ||
+      destination.size() != source.size() / 2)
+    return false;
+  // The largest finite value of the target, exactly representable in float32.
+  const float largest = to == DType::Float16 ? 65504.0f : std::bit_cast<float>(0x7f7f0000u);
+  for (size_t i = 0; i < source.size() / 4; ++i) {
+    float value;
+    std::memcpy(&value, source.data() + 4 * i, 4);
+    if (std::isfinite(value))
+      value = std::clamp(value, -largest, largest);
+    uint16_t bits = to == DType::Float16 ? floatToHalf(value) : floatToBFloat16(value);
+    std::memcpy(destination.data() + 2 * i, &bits, 2);
+  }
+  return true;
 }
 
 Result<std::vector<std::byte>>

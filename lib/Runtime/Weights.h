@@ -52,6 +52,17 @@ public:
   /// signatures.
   Result<std::span<const std::byte>> getConstant(std::string_view name, DType dtype,
                                                  std::span<const int64_t> shape) const;
+  /// Checks that the file has constant `name` with `shape` and either
+  /// exactly `dtype`, or float32 data for a float16 or bfloat16 constant (a
+  /// model whose precision the compiler converted); the error names the
+  /// constant and both signatures.
+  Status checkConstant(std::string_view name, DType dtype, std::span<const int64_t> shape) const;
+  /// Writes constant `name` as `dtype` into `destination` (exactly its byte
+  /// size): its bytes, or its float32 data converted by
+  /// `convertFloat32Data` when the file holds float32 for a float16 or
+  /// bfloat16 constant. Checks as `checkConstant` does.
+  Status readConstant(std::string_view name, DType dtype, std::span<const int64_t> shape,
+                      std::span<std::byte> destination) const;
   /// Every tensor, by name.
   const std::map<std::string, WeightInfo, std::less<>> &getTensors() const { return tensors; }
   /// The file (or buffer) name errors use.
@@ -65,6 +76,16 @@ private:
   std::map<std::string, WeightInfo, std::less<>> tensors;
   std::map<std::string, std::string> metadata;
 };
+
+/// Converts float32 values (`source`, little-endian as in memory) to
+/// float16 or bfloat16 (`to`) in `destination`, which holds as many 2-byte
+/// elements: rounding to nearest-even, and saturating finite values to the
+/// target's finite range (±65504 for float16, ±3.3895e38 for bfloat16), so
+/// that a large finite float32 (an attention mask's float32 lowest) stays
+/// finite and `0 * value` stays 0; infinities and NaN are kept. Returns
+/// false, converting nothing, for another `to` or mismatched sizes.
+bool convertFloat32Data(std::span<const std::byte> source, DType to,
+                        std::span<std::byte> destination);
 
 /// The safetensors image of `tensors` (each must hold
 /// numElements × byteWidth bytes); `metadata` becomes "__metadata__".

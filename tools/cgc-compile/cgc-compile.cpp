@@ -3,6 +3,8 @@
 //   cgc-compile model.onnx -o model.cgc [--device cpu] [--report]
 //   cgc-compile model.mlir --declarations=gpu=patterns.mlir --emit=matched -o -
 //   cgc-compile model.onnx --partition-mode=per-subgraph --concurrency -o model.cgc
+//   cgc-compile model.onnx --precision=float16 -o model.cgc
+//   cgc-compile model.onnx --draw=partitions=parts.svg --draw=memory=memory.svg
 //
 // Imports the model (ONNX, or Input IR as MLIR text, bytecode or a CGC_INPUT
 // container), asks the device's driver for its subgraph patterns (or reads
@@ -10,11 +12,15 @@
 // sealed CGC_OUTPUT container for the full pipeline, MLIR text when it stops
 // at an earlier stage (`--emit`) or when asked (`--format=mlir`). Weights
 // imported from ONNX are written beside the output (model.cgc ->
-// model.safetensors), where `cgc-run model.cgc` looks for them.
+// model.safetensors), where `cgc-run model.cgc` looks for them; they stay
+// float32 with `--precision`, and the runtime converts them when it loads
+// them. `--draw` draws the compiled program as SVG (its partitions, or its
+// scratch memory plan); given without `-o`, only the pictures are written.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cgc/Compiler/Compiler.h"
+#include "cgc/Compiler/Draw.h"
 #include "cgc/Import/ONNX.h"
 #include "cgc/InitAllDialects.h"
 #include "cgc/Interchange/ModuleIO.h"
@@ -43,7 +49,9 @@ enum class Format { Default, Container, MLIR, Bytecode };
 cl::OptionCategory category("cgc-compile options");
 cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx | model.mlir | model.cgc>"),
                                cl::Required, cl::cat(category));
-cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': stdout)"),
+cl::opt<std::string> outputPath("o",
+                                cl::desc("Output file ('-': stdout; the default, unless only "
+                                         "pictures are asked for with --draw)"),
                                 cl::value_desc("file"), cl::init("-"), cl::cat(category));
 cl::opt<std::string> weightsPath("weights",
                                  cl::desc("Where to write an ONNX model's weights (default: "
@@ -75,6 +83,11 @@ cl::opt<Format> format("format", cl::desc("Output format"), cl::init(Format::Def
                                   clEnumValN(Format::MLIR, "mlir", "MLIR text"),
                                   clEnumValN(Format::Bytecode, "bytecode", "MLIR bytecode")),
                        cl::cat(category));
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("What a float32 model computes in: float32, float16 or bfloat16 (inputs and "
+             "outputs stay float32; the runtime converts float32 weights once, at load)"),
+    cl::init("float32"), cl::cat(category));
 cl::opt<std::string> partitionMode("partition-mode",
                                    cl::desc("per-target (default) or per-subgraph"),
                                    cl::init("per-target"), cl::cat(category));
@@ -98,6 +111,14 @@ cl::opt<bool> noDeduplicate("no-deduplicate",
                             cl::cat(category));
 cl::opt<bool> report("report", cl::desc("Print what each stage did to stderr"),
                      cl::cat(category));
+cl::list<std::string> drawings(
+    "draw",
+    cl::desc("Draw the compiled program as SVG, PICTURE=FILE ('-': stdout): 'partitions' (the "
+             "partitions and their subgraph invocations, the program's arguments and "
+             "constants, dataflow and cgc.depends_on barriers) or 'memory' (the scratch plan: "
+             "offset against execution step, with the lower bound); may be repeated; needs the "
+             "partitioned stage or later; without -o only the pictures are written"),
+    cl::value_desc("picture=file"), cl::cat(category));
 
 int fail(const Twine &message) {
   WithColor::error(errs(), "cgc-compile") << message << "\n";
@@ -139,6 +160,42 @@ mlir::OwningOpRef<cgc::ModuleOp> readInputIR(mlir::MLIRContext &context, SourceM
   }
   op.release();
   return mlir::OwningOpRef<cgc::ModuleOp>(module);
+}
+
+/// One `--draw` request.
+struct Drawing {
+  cgc::compiler::Picture picture;
+  std::string path;
+};
+
+/// Parses the `--draw` options for a compilation that stops after `stage`.
+Expected<std::vector<Drawing>> parseDrawings(cgc::compiler::Stage stage) {
+  std::vector<Drawing> result;
+  for (const std::string &spec : drawings) {
+    auto [name, path] = StringRef(spec).split('=');
+    std::optional<cgc::compiler::Picture> picture = cgc::compiler::parsePicture(name);
+    if (!picture || path.empty())
+      return createStringError("--draw=" + spec + ": expected partitions=FILE or memory=FILE");
+    if (stage == cgc::compiler::Stage::Input || stage == cgc::compiler::Stage::Matched)
+      return createStringError("--draw=" + spec + ": the " +
+                               cgc::compiler::getStageName(stage).str() +
+                               " stage has no program to draw; stop at partitioned or later");
+    result.push_back({*picture, path.str()});
+  }
+  return result;
+}
+
+Error writeDrawing(cgc::ModuleOp module, const Drawing &drawing) {
+  std::string error;
+  auto file = mlir::openOutputFile(drawing.path, &error);
+  if (!file)
+    return createStringError(error);
+  if (failed(cgc::compiler::drawPicture(module, drawing.picture, file->os())))
+    return createStringError("cannot draw the " +
+                             cgc::compiler::getPictureName(drawing.picture).str() + " picture to " +
+                             drawing.path);
+  file->keep();
+  return Error::success();
 }
 
 Error writeOutput(cgc::ModuleOp module, cgc::compiler::Stage stage) {
@@ -191,6 +248,11 @@ int main(int argc, char **argv) {
                 ": expected input, matched, partitioned, planned or output");
   cgc::compiler::CompileOptions options;
   options.stopAfter = *stage;
+  std::optional<cgc::compiler::Precision> parsedPrecision =
+      cgc::compiler::parsePrecision(precision);
+  if (!parsedPrecision)
+    return fail("--precision=" + precision + ": expected float32, float16 or bfloat16");
+  options.precision = *parsedPrecision;
   if (partitionMode == "per-target")
     options.partition.mode = cgc::compiler::PartitionOptions::Mode::PerTarget;
   else if (partitionMode == "per-subgraph")
@@ -204,6 +266,11 @@ int main(int argc, char **argv) {
   options.memory.inputsInScratch = inputsInScratch;
   options.memory.concurrency = concurrency;
   options.schedule.reorder = !noReorder;
+  Expected<std::vector<Drawing>> requestedDrawings = parseDrawings(*stage);
+  if (!requestedDrawings)
+    return fail(toString(requestedDrawings.takeError()));
+  // Asked only for pictures: write nothing else.
+  bool writeModule = requestedDrawings->empty() || outputPath.getNumOccurrences() != 0;
 
   mlir::DialectRegistry registry;
   cgc::registerAllDialects(registry);
@@ -283,6 +350,11 @@ int main(int argc, char **argv) {
   if (report)
     cgc::compiler::printReport(compileReport, errs());
 
+  for (const Drawing &drawing : *requestedDrawings)
+    if (Error error = writeDrawing(*module, drawing))
+      return fail(toString(std::move(error)));
+  if (!writeModule)
+    return 0;
   if (Error error = writeOutput(*module, *stage))
     return fail(toString(std::move(error)));
   if (imported && !imported->weights.empty()) {

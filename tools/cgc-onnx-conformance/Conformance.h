@@ -32,6 +32,22 @@ namespace cgc::conformance {
 inline constexpr double kDefaultRelativeTolerance = 1e-3;
 inline constexpr double kDefaultAbsoluteTolerance = 1e-7;
 
+/// How far a float output may be from the expected one:
+/// |actual - expected| <= absolute + relative * |expected|.
+struct Tolerance {
+  double relative = kDefaultRelativeTolerance;
+  double absolute = kDefaultAbsoluteTolerance;
+};
+
+/// ONNX's tolerances for float32 models; wider ones for a model converted
+/// to float16 (relative 1e-2, absolute 1e-3: each value rounded to 11
+/// significant bits, 4.9e-4 relative, on the way in, in each layer and on
+/// the way out) or bfloat16 (relative 5e-2, absolute 1e-2: 8 bits, 3.9e-3
+/// each).
+Tolerance getTolerance(runtime::CompilerOptions::Precision precision);
+/// "float32", "float16", "bfloat16".
+const char *getPrecisionName(runtime::CompilerOptions::Precision precision);
+
 /// One test directory.
 struct TestCase {
   std::string suite; // "node", "pytorch-converted", ...
@@ -96,6 +112,9 @@ struct ReportInfo {
   std::string dataDirectory;
   std::string compiler = "default"; // how Input IR was compiled: default, baseline
   std::string device = "cpu";       // where the tests ran: cpu, cuda, cuda:N
+  /// What float32 models computed in (`--precision`), and the tolerances
+  /// outputs were compared with.
+  runtime::CompilerOptions::Precision precision = runtime::CompilerOptions::Precision::Float32;
 };
 
 /// docs/conformance.md: summary, a table per op, model tests, out of scope.

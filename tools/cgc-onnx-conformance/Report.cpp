@@ -165,8 +165,16 @@ std::string renderMarkdown(const std::vector<TestResult> &results, const ReportI
          "stored outputs the way ONNX's backend test runner does: same dtype, then "
          "`numpy.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-7)`, ONNX's "
          "tolerances for every node and model test (only ONNX's `real` model suite, not run "
-         "here, overrides them). Integer and bool outputs must be equal.\n\n"
-      << "* Date: " << info.date << "\n"
+         "here, overrides them). Integer and bool outputs must be equal.\n\n";
+  if (info.precision != runtime::CompilerOptions::Precision::Float32) {
+    Tolerance tolerance = getTolerance(info.precision);
+    out << "Float32 models computed in **" << getPrecisionName(info.precision)
+        << "** (`--precision`; inputs and outputs stay float32), so float outputs were "
+           "compared with `rtol="
+        << tolerance.relative << ", atol=" << tolerance.absolute
+        << "` instead of ONNX's tolerances.\n\n";
+  }
+  out << "* Date: " << info.date << "\n"
       << "* Command: `" << info.command << "`\n\n";
 
   out << "## Summary\n\n"
@@ -238,8 +246,10 @@ std::string renderJSON(const std::vector<TestResult> &results, const ReportInfo 
   root["command"] = info.command;
   root["data_directory"] = info.dataDirectory;
   root["compiler"] = info.compiler;
-  root["rtol"] = kDefaultRelativeTolerance;
-  root["atol"] = kDefaultAbsoluteTolerance;
+  root["precision"] = getPrecisionName(info.precision);
+  Tolerance tolerance = getTolerance(info.precision);
+  root["rtol"] = tolerance.relative;
+  root["atol"] = tolerance.absolute;
   Counts total;
   nlohmann::ordered_json tests = nlohmann::ordered_json::array();
   for (const TestResult &result : results) {

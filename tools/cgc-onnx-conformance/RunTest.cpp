@@ -12,7 +12,8 @@
 // the same, then numpy.testing.assert_allclose(actual, expected, rtol, atol):
 // |actual - expected| <= atol + rtol * |expected| elementwise, NaN equal to
 // NaN, infinities equal only to the same infinity. Integer and bool outputs
-// must be equal.
+// must be equal. With `--precision float16` or `bfloat16` the tolerances
+// widen (getTolerance).
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,7 +174,8 @@ std::string formatNumber(double value) {
 /// Compares one output; returns the mismatch, or nullopt. Accumulates the
 /// error statistics of float outputs into `result`.
 std::optional<std::string> compareOutput(const HostTensor &actual, const HostTensor &expected,
-                                         const std::string &what, TestResult &result) {
+                                         const std::string &what, Tolerance tolerance,
+                                         TestResult &result) {
   if (actual.dtype != expected.dtype)
     return what + ": dtype " + std::string(getName(actual.dtype)) + ", expected " +
            std::string(getName(expected.dtype));
@@ -196,8 +198,7 @@ std::optional<std::string> compareOutput(const HostTensor &actual, const HostTen
         maxAbsolute = std::max(maxAbsolute, difference);
         if (want != 0)
           maxRelative = std::max(maxRelative, difference / std::fabs(want));
-        equal = difference <= kDefaultAbsoluteTolerance +
-                                  kDefaultRelativeTolerance * std::fabs(want);
+        equal = difference <= tolerance.absolute + tolerance.relative * std::fabs(want);
       }
     } else {
       equal = elementAsInteger(actual, i) == elementAsInteger(expected, i);
@@ -475,7 +476,8 @@ bool TestRunner::runDataSet(const fs::path &dataSet) {
     const HostTensor &actual = (*outputs)[position - compiled->outputNames.begin()];
     std::string what = (result.numDataSets ? setName + " " : std::string()) + "output " +
                        std::to_string(k) + " '" + name + "'";
-    if (std::optional<std::string> mismatch = compareOutput(actual, expected[k], what, result))
+    if (std::optional<std::string> mismatch = compareOutput(
+            actual, expected[k], what, getTolerance(compiler.precision), result))
       mismatches += (mismatches.empty() ? "" : "; ") + *mismatch;
   }
   ++result.numDataSets;
@@ -535,6 +537,27 @@ const char *getOutcomeName(Outcome outcome) {
   case Outcome::Failed: return "failed";
   case Outcome::Unsupported: return "unsupported";
   case Outcome::OutOfScope: return "out of scope";
+  }
+  return "?";
+}
+
+Tolerance getTolerance(CompilerOptions::Precision precision) {
+  switch (precision) {
+  case CompilerOptions::Precision::Float32:
+    return {};
+  case CompilerOptions::Precision::Float16:
+    return {1e-2, 1e-3};
+  case CompilerOptions::Precision::BFloat16:
+    return {5e-2, 1e-2};
+  }
+  return {};
+}
+
+const char *getPrecisionName(CompilerOptions::Precision precision) {
+  switch (precision) {
+  case CompilerOptions::Precision::Float32: return "float32";
+  case CompilerOptions::Precision::Float16: return "float16";
+  case CompilerOptions::Precision::BFloat16: return "bfloat16";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 //   cgc-onnx-conformance --jobs 2 --markdown docs/conformance.md
 //   cgc-onnx-conformance --suite node --filter 'test_conv' --verbose
 //   cgc-onnx-conformance --expectations test/Conformance/expected-passes.txt
+//   cgc-onnx-conformance --suite simple --precision float16 --verbose
 //
 // Runs every test of ONNX's backend test data (node, pytorch-converted,
 // pytorch-operator, simple) through the importer, the baseline pipeline and
@@ -147,6 +148,15 @@ int main(int argc, char **argv) {
               {"per-target", cgc::runtime::CompilerOptions::PartitionMode::PerTarget},
               {"per-subgraph", cgc::runtime::CompilerOptions::PartitionMode::PerSubgraph}},
           CLI::ignore_case));
+  app.add_option("--precision", compiler.precision,
+                 "What float32 models compute in: float32, float16 or bfloat16 (inputs and "
+                 "outputs stay float32); float16 and bfloat16 widen the tolerances")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, cgc::runtime::CompilerOptions::Precision>{
+              {"float32", cgc::runtime::CompilerOptions::Precision::Float32},
+              {"float16", cgc::runtime::CompilerOptions::Precision::Float16},
+              {"bfloat16", cgc::runtime::CompilerOptions::Precision::BFloat16}},
+          CLI::ignore_case));
   std::string device = "cpu";
   app.add_option("--device", device, "The device the tests run on: cpu, cuda, cuda:N")
       ->capture_default_str();
@@ -216,7 +226,7 @@ int main(int argc, char **argv) {
                   compiler.compiler == cgc::runtime::CompilerOptions::Compiler::Baseline
                       ? "baseline"
                       : "default",
-                  device};
+                  device, compiler.precision};
   for (int i = 1; i < argc; ++i)
     info.command += std::string(" ") + argv[i];
   bool written = true;

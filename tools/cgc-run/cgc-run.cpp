@@ -6,15 +6,25 @@
 //
 // Loads the model (Input IR is compiled for the device: its driver's
 // patterns, partitions, a planned scratch buffer — or, with
-// `--compiler baseline`, one subgraph per layer; an .onnx model is imported
-// in memory first), binds the weights from the
+// `--compiler baseline`, one subgraph per layer; with `--precision float16`
+// or `bfloat16` a float32 model computes in that type; an .onnx model is
+// imported in memory first), binds the weights from the
 // safetensors file beside it, runs it once on the inputs and
 // writes each output as <output-dir>/<name>.npy; prints what it loaded and
-// how long things took. `--benchmark N` then runs N more times and reports
-// latency percentiles.
+// how long things took. `--benchmark N` then times N more runs end to end
+// (upload, run, readback) and N executions of the dispatches alone on the
+// inputs left on the device (Session::timeRuns), each after
+// `--benchmark-warmup` untimed ones, and reports both latencies;
+// `--benchmark-json FILE` writes them, with the load and compile times,
+// device memory and the model and device names, as JSON. `--profile FILE`
+// runs once more with a device timestamp around every upload, dispatch and
+// readback and writes a Chrome trace (Perfetto) of that run and of every
+// phase of loading and compiling; `--summary` prints the partitions that
+// took the most device time, with their subgraphs (Profile.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Profile.h"
 #include "Runtime/Npy.h"
 #include "cgc/Runtime/Session.h"
 
@@ -30,13 +40,16 @@
 #include <cctype>
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <unistd.h>
 
@@ -176,6 +189,59 @@ std::optional<std::vector<std::string>> assignInputFiles(const std::vector<std::
   return files;
 }
 
+/// Latency figures of one timed series, in seconds.
+struct LatencySummary {
+  std::vector<double> samples; // in run order
+  double min = 0, median = 0, mean = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+LatencySummary summarize(std::vector<double> samples) {
+  LatencySummary summary;
+  summary.samples = samples;
+  if (samples.empty())
+    return summary;
+  std::sort(samples.begin(), samples.end());
+  size_t count = samples.size();
+  // Nearest rank.
+  auto percentile = [&](double p) {
+    size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * count));
+    return samples[std::clamp<size_t>(rank, 1, count) - 1];
+  };
+  summary.min = samples.front();
+  summary.max = samples.back();
+  summary.median = (samples[(count - 1) / 2] + samples[count / 2]) / 2;
+  summary.p90 = percentile(90);
+  summary.p99 = percentile(99);
+  double total = 0;
+  for (double sample : samples)
+    total += sample;
+  summary.mean = total / count;
+  return summary;
+}
+
+std::string formatSummary(const LatencySummary &summary) {
+  return fmt::format("min {}, median {}, mean {}, p90 {}, p99 {}", formatSeconds(summary.min),
+                     formatSeconds(summary.median), formatSeconds(summary.mean),
+                     formatSeconds(summary.p90), formatSeconds(summary.p99));
+}
+
+nlohmann::json toJson(const LatencySummary &summary) {
+  return {{"runs", summary.samples.size()}, {"min", summary.min},
+          {"median", summary.median},       {"mean", summary.mean},
+          {"p90", summary.p90},             {"p99", summary.p99},
+          {"max", summary.max},             {"samples", summary.samples}};
+}
+
+nlohmann::json toJson(const std::vector<TensorInfo> &tensors) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const TensorInfo &info : tensors)
+    list.push_back({{"name", info.name},
+                    {"dtype", std::string(getName(info.dtype))},
+                    {"shape", info.shape},
+                    {"bytes", info.sizeInBytes}});
+  return list;
+}
+
 void printProgress(size_t done, size_t total) {
   constexpr int kWidth = 40;
   int filled = static_cast<int>(kWidth * done / std::max<size_t>(total, 1));
@@ -198,6 +264,8 @@ static std::string toFileName(std::string name) {
 }
 
 int main(int argc, char **argv) {
+  // Time 0 of a --profile trace.
+  const std::chrono::steady_clock::time_point processStart = std::chrono::steady_clock::now();
   CLI::App app{"Runs a CGC model (Input IR, Output IR or a container) on a device."};
   SessionOptions options;
   std::vector<std::string> inputSpecs;
@@ -205,6 +273,8 @@ int main(int argc, char **argv) {
   uint64_t seed = 0;
   std::string outputDir;
   size_t benchmarkRuns = 0;
+  size_t benchmarkWarmup = 3;
+  std::string benchmarkJson;
   std::vector<std::string> inputShapes;
   app.add_option("model", options.modelPath,
                  "Model: MLIR text or bytecode (.mlir, .mlirbc), a container (.cgc) or an "
@@ -220,8 +290,30 @@ int main(int argc, char **argv) {
   app.add_flag("--random-inputs", randomInputs, "Fill inputs not given with random values");
   app.add_option("--seed", seed, "Seed for --random-inputs")->capture_default_str();
   app.add_option("--output-dir", outputDir, "Write each output as DIR/<name>.npy");
-  app.add_option("--benchmark", benchmarkRuns, "Run N more times and report latency")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--benchmark", benchmarkRuns,
+                 "Time N runs end to end (upload, run, readback) and N executions of the "
+                 "dispatches alone on the inputs left on the device")
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}));
+  app.add_option("--benchmark-warmup", benchmarkWarmup,
+                 "Untimed runs before each --benchmark series")
+      ->check(CLI::Range(size_t{0}, size_t{1'000'000'000}))
+      ->capture_default_str();
+  app.add_option("--benchmark-json", benchmarkJson,
+                 "Write load and compile times, device memory and the --benchmark latencies "
+                 "(seconds) as JSON to FILE");
+  std::string profilePath;
+  bool summary = false;
+  unsigned summaryTop = 10;
+  app.add_option("--profile", profilePath,
+                 "Run once more with device timestamps around every command and write a Chrome "
+                 "trace (chrome://tracing, Perfetto) of that run and of loading and compiling "
+                 "to FILE");
+  app.add_flag("--summary", summary,
+               "Run once more with device timestamps and print the partitions that took the "
+               "most device time, with their subgraphs");
+  app.add_option("--summary-top", summaryTop, "Partitions --summary lists")
+      ->check(CLI::Range(1u, 1'000'000u))
+      ->capture_default_str();
   app.add_flag("--debug-layer", options.debugLayer, "Validate every device API call");
   app.add_option("--input-shape", inputShapes,
                  "ONNX models: the static shape of a graph input, NAME=1x3x224x224");
@@ -233,6 +325,16 @@ int main(int argc, char **argv) {
           std::map<std::string, CompilerOptions::Compiler>{
               {"default", CompilerOptions::Compiler::Default},
               {"baseline", CompilerOptions::Compiler::Baseline}},
+          CLI::ignore_case));
+  app.add_option("--precision", compiler.precision,
+                 "What a float32 model computes in: float32, float16 or bfloat16 (inputs and "
+                 "outputs stay float32; weights are converted once, at load; reductions that "
+                 "grow with their length stay float32)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompilerOptions::Precision>{
+              {"float32", CompilerOptions::Precision::Float32},
+              {"float16", CompilerOptions::Precision::Float16},
+              {"bfloat16", CompilerOptions::Precision::BFloat16}},
           CLI::ignore_case));
   app.add_option("--partition-mode", compiler.partitionMode,
                  "per-target (runs of one target's subgraphs) or per-subgraph")
@@ -254,13 +356,32 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
   compiler.memoryReuse = !noMemoryReuse;
   compiler.inPlace = !noInPlace;
+  // Opened first: a path that cannot be written fails before a long benchmark.
+  std::ofstream jsonFile;
+  if (!benchmarkJson.empty()) {
+    jsonFile.open(benchmarkJson);
+    if (!jsonFile)
+      return fail(fmt::format("--benchmark-json {}: cannot open the file for writing",
+                              benchmarkJson));
+  }
+  std::ofstream profileFile;
+  if (!profilePath.empty()) {
+    profileFile.open(profilePath);
+    if (!profileFile)
+      return fail(fmt::format("--profile {}: cannot open the file for writing", profilePath));
+  }
+  std::vector<cgc::run::HostSpan> spans;
 
   std::vector<std::string> inputAliases;
+  double importSeconds = 0;
   if (options.modelPath.size() > 5 &&
       options.modelPath.compare(options.modelPath.size() - 5, 5, ".onnx") == 0) {
 #if CGC_RUN_IMPORTS_ONNX
+    auto importStart = std::chrono::steady_clock::now();
     if (std::optional<std::string> error = importONNX(options, inputShapes, inputAliases))
       return fail(*error);
+    spans.push_back({"import ONNX", "load", importStart, std::chrono::steady_clock::now()});
+    importSeconds = std::chrono::duration<double>(spans.back().end - importStart).count();
 #else
     return fail(options.modelPath + ": this cgc-run was built without the ONNX importer");
 #endif
@@ -273,6 +394,10 @@ int main(int argc, char **argv) {
     return fail(created.error().message);
   Session &session = **created;
   const SessionStats &stats = session.getStats();
+  if (compiler.precision != CompilerOptions::Precision::Float32 && !stats.loweredFromInputIR)
+    fmt::print(stderr, "cgc-run: warning: --precision applies to Input IR; {} is Output IR and "
+                       "runs in the precision it was compiled with\n",
+               options.modelPath);
 
   // Inputs.
   std::string error;
@@ -308,7 +433,8 @@ int main(int argc, char **argv) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start = Clock::now();
   Result<std::vector<HostTensor>> outputs = session.run(inputs);
-  double firstRun = std::chrono::duration<double>(Clock::now() - start).count();
+  spans.push_back({"first run", "run", start, Clock::now()});
+  double firstRun = std::chrono::duration<double>(spans.back().end - start).count();
   if (!outputs)
     return fail(outputs.error().message);
 
@@ -328,10 +454,13 @@ int main(int argc, char **argv) {
   }
 
   const CompileStats &compile = stats.compile;
-  fmt::print("model       {} ({})\n", options.modelPath,
+  fmt::print("model       {} ({}{})\n", options.modelPath,
              !stats.loweredFromInputIR     ? "Output IR"
              : compile.compiler == "baseline" ? "Input IR, compiled by the baseline pipeline"
-                                              : "Input IR, compiled with the device's patterns");
+                                              : "Input IR, compiled with the device's patterns",
+             stats.loweredFromInputIR && compile.precision != "float32"
+                 ? ", computing in " + compile.precision
+                 : std::string());
   fmt::print("device      {} ({})\n", options.device, stats.adapterName);
   for (size_t i = 0; i < inputs.size(); ++i)
     fmt::print("input       {:<10} {:<24} <- {}{}\n", session.getInputs()[i].name,
@@ -366,32 +495,107 @@ int main(int argc, char **argv) {
   fmt::print("memory      scratch {}, constants {} ({} tensors), device total {}\n",
              formatBytes(stats.scratchBytes), formatBytes(stats.constantBytes),
              stats.numConstants, formatBytes(stats.deviceBytes));
-  fmt::print("time        load {}, compile {}, first run {}\n", formatSeconds(stats.loadSeconds),
-             formatSeconds(stats.compileSeconds), formatSeconds(firstRun));
+  fmt::print("time        {}load {}, compile {}, first run {}\n",
+             importSeconds ? "ONNX import " + formatSeconds(importSeconds) + ", " : std::string(),
+             formatSeconds(stats.loadSeconds), formatSeconds(stats.compileSeconds),
+             formatSeconds(firstRun));
 
+  if (!profilePath.empty() || summary) {
+    Result<RunProfile> profile = session.runProfiled(inputs);
+    if (!profile)
+      return fail(fmt::format("{}: {}", summary && profilePath.empty() ? "--summary" : "--profile",
+                              profile.error().message));
+    if (summary)
+      cgc::run::printSummary(stdout, session.getPartitions(), *profile, summaryTop);
+    if (!profilePath.empty()) {
+      cgc::run::TraceInput trace{processStart, options.modelPath, options.device, &stats,
+                                 &session.getPartitions(), &*profile, spans};
+      profileFile << cgc::run::makeTrace(trace).dump() << "\n";
+      profileFile.close();
+      if (!profileFile)
+        return fail(fmt::format("--profile {}: cannot write the file", profilePath));
+      fmt::print("profile     {} ({} device command(s), {} phase(s) of loading)\n", profilePath,
+                 profile->commands.size(), stats.phases.size());
+    }
+  }
+
+  std::optional<LatencySummary> endToEnd, deviceResident;
+  unsigned numInputUploads = 0;
   if (benchmarkRuns) {
     bool tty = isatty(fileno(stderr));
+    size_t total = benchmarkWarmup + benchmarkRuns;
     std::vector<double> latencies;
-    for (size_t run = 0; run < benchmarkRuns; ++run) {
+    for (size_t run = 0; run < total; ++run) {
       Clock::time_point begin = Clock::now();
       Result<std::vector<HostTensor>> result = session.run(inputs);
-      latencies.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
+      double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
       if (!result)
         return fail(fmt::format("benchmark run {}: {}", run + 1, result.error().message));
+      if (run >= benchmarkWarmup)
+        latencies.push_back(seconds);
       if (tty)
-        printProgress(run + 1, benchmarkRuns);
+        printProgress(run + 1, total);
     }
-    std::sort(latencies.begin(), latencies.end());
-    auto percentile = [&](double p) {
-      size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * latencies.size()));
-      return latencies[std::clamp<size_t>(rank, 1, latencies.size()) - 1];
+    endToEnd = summarize(std::move(latencies));
+    fmt::print("benchmark   end to end (upload, run, readback), {} runs after {} warm-up: {}\n",
+               benchmarkRuns, benchmarkWarmup, formatSummary(*endToEnd));
+
+    // The inputs of the last run stay on the device.
+    if (benchmarkWarmup)
+      if (Result<RunTimings> warmup = session.timeRuns(static_cast<unsigned>(benchmarkWarmup));
+          !warmup)
+        return fail(fmt::format("benchmark (device-resident warm-up): {}",
+                                warmup.error().message));
+    Result<RunTimings> timings = session.timeRuns(static_cast<unsigned>(benchmarkRuns));
+    if (!timings)
+      return fail(fmt::format("benchmark (device-resident): {}", timings.error().message));
+    deviceResident = summarize(std::move(timings->seconds));
+    numInputUploads = timings->numInputUploads;
+    fmt::print("benchmark   device-resident (dispatches only{}), {} runs after {} warm-up: {}\n",
+               numInputUploads ? fmt::format(", after uploading again {} input(s) the program "
+                                             "writes over",
+                                             numInputUploads)
+                               : std::string(", inputs on the device"),
+               benchmarkRuns, benchmarkWarmup, formatSummary(*deviceResident));
+  }
+
+  if (!benchmarkJson.empty()) {
+    nlohmann::json report = {
+        {"model", options.modelPath},
+        {"device", options.device},
+        {"adapter", stats.adapterName},
+        {"driver", stats.driverName},
+        {"compiler", stats.loweredFromInputIR ? compile.compiler : std::string("output-ir")},
+        {"precision", stats.loweredFromInputIR ? compile.precision : std::string("output-ir")},
+        {"inputs", toJson(session.getInputs())},
+        {"outputs", toJson(session.getOutputs())},
+        {"import_seconds", importSeconds},
+        {"load_seconds", stats.loadSeconds},
+        {"compile_seconds", stats.compileSeconds},
+        {"graph_compile_seconds", compile.seconds},
+        {"first_run_seconds", firstRun},
+        {"device_bytes", stats.deviceBytes},
+        {"scratch_bytes", stats.scratchBytes},
+        {"constant_bytes", stats.constantBytes},
+        {"partitions", session.getPartitions().size()},
+        {"dispatches", stats.numDispatches},
+        {"barriers", stats.numBarriers},
+        {"timing", "host steady clock; end_to_end: Session::run (upload, execute, fence wait, "
+                   "readback); device_resident: Session::timeRuns (execute of the dispatches "
+                   "alone + fence wait)"},
     };
-    double total = 0;
-    for (double latency : latencies)
-      total += latency;
-    fmt::print("benchmark   {} runs: min {}, median {}, p99 {}, mean {}\n", benchmarkRuns,
-               formatSeconds(latencies.front()), formatSeconds(percentile(50)),
-               formatSeconds(percentile(99)), formatSeconds(total / latencies.size()));
+    if (benchmarkRuns) {
+      report["benchmark"] = {{"warmup", benchmarkWarmup},
+                             {"end_to_end", toJson(*endToEnd)},
+                             {"device_resident", toJson(*deviceResident)}};
+      report["benchmark"]["device_resident"]["input_uploads"] = numInputUploads;
+    } else {
+      report["benchmark"] = nullptr;
+    }
+    jsonFile << report.dump(2) << "\n";
+    jsonFile.close();
+    if (!jsonFile)
+      return fail(fmt::format("--benchmark-json {}: cannot write the file", benchmarkJson));
   }
   return 0;
 }

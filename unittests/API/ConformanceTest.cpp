@@ -613,6 +613,312 @@ TEST_P(ConformanceTest, DispatchSpecPartition) {
   cgcReleaseStateObject(stateObject);
 }
 
+//===----------------------------------------------------------------------===//
+// Timestamp queries
+//===----------------------------------------------------------------------===//
+
+/// Whether the device has timestamp queries (CGC_FEATURE_TIMESTAMP_QUERIES).
+bool supportsTimestamps(CgcDevice device) {
+  CgcFeatureDataTimestampQueries data = {0xcc};
+  EXPECT_EQ(cgcCheckFeatureSupport(device, CGC_FEATURE_TIMESTAMP_QUERIES, &data, sizeof(data)),
+            CGC_OK)
+      << cgcGetLastErrorMessage();
+  EXPECT_TRUE(data.timestampQueriesSupported == 0 || data.timestampQueriesSupported == 1)
+      << data.timestampQueriesSupported;
+  return data.timestampQueriesSupported == 1;
+}
+
+/// A TIMESTAMP heap of `count` queries on `device`, or null after a failure.
+CgcQueryHeap createTimestampHeap(CgcDevice device, uint32_t count) {
+  CgcQueryHeapDesc desc = {CGC_API_VERSION, CGC_QUERY_HEAP_TYPE_TIMESTAMP, count};
+  CgcQueryHeap heap = nullptr;
+  EXPECT_EQ(cgcCreateQueryHeap(device, &desc, &heap), CGC_OK) << cgcGetLastErrorMessage();
+  return heap;
+}
+
+TEST_P(ConformanceTest, TimestampFeatureMatchesTheCalls) {
+  CgcQueryHeapDesc desc = {CGC_API_VERSION, CGC_QUERY_HEAP_TYPE_TIMESTAMP, 4};
+  CgcQueryHeap heap = nullptr;
+  uint64_t frequency = 0;
+  EXPECT_CGC_ERROR(cgcCheckFeatureSupport(device, CGC_FEATURE_TIMESTAMP_QUERIES, &frequency, 1),
+                   CGC_ERROR_INVALID_ARGUMENT, "CGC_FEATURE_TIMESTAMP_QUERIES: featureDataSize");
+  if (!supportsTimestamps(device)) {
+    EXPECT_CGC_ERROR(cgcCreateQueryHeap(device, &desc, &heap), CGC_ERROR_UNSUPPORTED,
+                     "cgcCreateQueryHeap", "no timestamp queries");
+    EXPECT_CGC_ERROR(cgcGetTimestampFrequency(queue, &frequency), CGC_ERROR_UNSUPPORTED,
+                     "cgcGetTimestampFrequency");
+    return;
+  }
+  ASSERT_CGC_OK(cgcCreateQueryHeap(device, &desc, &heap));
+  ASSERT_CGC_OK(cgcGetTimestampFrequency(queue, &frequency));
+  EXPECT_GE(frequency, 1'000'000u) << "ticks of at most a microsecond";
+  cgcReleaseQueryHeap(heap);
+}
+
+TEST_P(ConformanceTest, TimestampsRiseThroughAList) {
+  if (!supportsTimestamps(device))
+    GTEST_SKIP() << "the '" << GetParam() << "' driver has no timestamp queries";
+  constexpr uint32_t kQueries = 6;
+  CgcQueryHeap heap = createTimestampHeap(device, kQueries);
+  ASSERT_NE(heap, nullptr);
+  std::vector<uint32_t> values(1 << 16, 0x5a5a5a5au);
+  uint64_t size = values.size() * sizeof(uint32_t);
+  CgcBuffer source = upload(values.data(), size);
+  CgcBuffer middle = createBuffer(CGC_HEAP_TYPE_DEFAULT, size);
+  CgcBuffer copied = createBuffer(CGC_HEAP_TYPE_READBACK, size);
+  CgcBuffer readback = createBuffer(CGC_HEAP_TYPE_READBACK, kQueries * sizeof(uint64_t));
+  CgcCommandList list = nullptr;
+  ASSERT_CGC_OK(cgcCreateCommandList(device, allocator, &list));
+  // Queries in recorded order around copies; the copies stay ordered by
+  // their own barrier, and a timestamp orders them too.
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0));
+  ASSERT_CGC_OK(cgcCommandListCopyBufferRegion(list, middle, 0, source, 0, size));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 1));
+  globalBarrier(list);
+  ASSERT_CGC_OK(cgcCommandListCopyBufferRegion(list, copied, 0, middle, 0, size));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 2));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 3));
+  // Queries need not be ended in index order.
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 5));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 4));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, kQueries,
+                                               readback, 0));
+  executeAndWait(list);
+  std::vector<uint64_t> ticks = read<uint64_t>(readback, kQueries);
+  EXPECT_GT(ticks[0], 0u) << "a query that was ended holds the clock";
+  const uint32_t endedInOrder[] = {0, 1, 2, 3, 5, 4};
+  for (size_t i = 1; i < std::size(endedInOrder); ++i)
+    EXPECT_LE(ticks[endedInOrder[i - 1]], ticks[endedInOrder[i]])
+        << "query " << endedInOrder[i] << " was ended after query " << endedInOrder[i - 1];
+  uint64_t frequency = 0;
+  ASSERT_CGC_OK(cgcGetTimestampFrequency(queue, &frequency));
+  EXPECT_LT(double(ticks[4] - ticks[0]) / double(frequency), 60.0) << "seconds";
+  EXPECT_EQ(read<uint32_t>(copied, values.size()), values);
+
+  // A second execution takes new, later timestamps.
+  ASSERT_CGC_OK(cgcResetCommandAllocator(allocator));
+  ASSERT_CGC_OK(cgcResetCommandList(list, allocator));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 1,
+                                               readback, 0));
+  executeAndWait(list);
+  EXPECT_GE(read<uint64_t>(readback, 1)[0], ticks[4]);
+  cgcReleaseCommandList(list);
+  cgcReleaseQueryHeap(heap);
+}
+
+TEST_P(ConformanceTest, TimestampsTimeADispatch) {
+  if (!runsPrograms())
+    GTEST_SKIP() << "the mock driver does not run programs";
+  if (!supportsTimestamps(device))
+    GTEST_SKIP() << "the '" << GetParam() << "' driver has no timestamp queries";
+  std::vector<uint8_t> relu = cgc::test::makeContainer(cgc::test::kReluPartition);
+  CgcStateObject stateObject = createStateObject(relu, "partition0");
+  ASSERT_NE(stateObject, nullptr);
+  std::vector<float> input(1024);
+  for (size_t i = 0; i < input.size(); ++i)
+    input[i] = static_cast<float>(i % 17) - 8.0f;
+  uint64_t size = input.size() * sizeof(float);
+  CgcBuffer staging = upload(input.data(), size);
+  CgcBuffer x = createBuffer(CGC_HEAP_TYPE_DEFAULT, size);
+  CgcBuffer y = createBuffer(CGC_HEAP_TYPE_DEFAULT, size);
+  CgcBuffer output = createBuffer(CGC_HEAP_TYPE_READBACK, size);
+  CgcBuffer readback = createBuffer(CGC_HEAP_TYPE_READBACK, 4 * sizeof(uint64_t));
+  CgcQueryHeap heap = createTimestampHeap(device, 4);
+  ASSERT_NE(heap, nullptr);
+
+  CgcCommandList list = nullptr;
+  ASSERT_CGC_OK(cgcCreateCommandList(device, allocator, &list));
+  ASSERT_CGC_OK(cgcCommandListCopyBufferRegion(list, x, 0, staging, 0, size));
+  globalBarrier(list);
+  setProgram(list, stateObject, "partition0");
+  std::array<CgcProgramBinding, 2> forward = {gpuBinding(0, x), gpuBinding(1, y)};
+  std::array<CgcProgramBinding, 2> backward = {gpuBinding(0, y), gpuBinding(1, x)};
+  // Work long enough for any device clock to advance: 64 dependent
+  // dispatches, between two timestamps; and one dispatch timed alone.
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0));
+  for (int i = 0; i < 64; ++i) {
+    CgcDispatchGraphDesc dispatch = {CGC_API_VERSION, 2, (i % 2 ? backward : forward).data()};
+    ASSERT_CGC_OK(cgcCommandListDispatchGraph(list, &dispatch));
+    globalBarrier(list);
+  }
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 1));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 2));
+  CgcDispatchGraphDesc dispatch = {CGC_API_VERSION, 2, forward.data()};
+  ASSERT_CGC_OK(cgcCommandListDispatchGraph(list, &dispatch));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 3));
+  // The timestamp orders the readback after the dispatch; no barrier needed.
+  ASSERT_CGC_OK(cgcCommandListCopyBufferRegion(list, output, 0, y, 0, size));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 4,
+                                               readback, 0));
+  executeAndWait(list);
+
+  std::vector<uint64_t> ticks = read<uint64_t>(readback, 4);
+  EXPECT_GT(ticks[1], ticks[0]) << "64 dispatches took no time";
+  EXPECT_LE(ticks[1], ticks[2]);
+  EXPECT_LE(ticks[2], ticks[3]);
+  // relu is idempotent: however many ran, y = relu(input), unless a dispatch
+  // ran outside the order the timestamps impose.
+  std::vector<float> result = read<float>(output, input.size());
+  for (size_t i = 0; i < input.size(); ++i)
+    ASSERT_EQ(result[i], std::max(0.0f, input[i])) << "element " << i;
+  cgcReleaseCommandList(list);
+  cgcReleaseQueryHeap(heap);
+  cgcReleaseStateObject(stateObject);
+}
+
+TEST_P(ConformanceTest, ResolveAtAnOffsetAcrossLists) {
+  if (!supportsTimestamps(device))
+    GTEST_SKIP() << "the '" << GetParam() << "' driver has no timestamp queries";
+  CgcQueryHeap heap = createTimestampHeap(device, 3);
+  ASSERT_NE(heap, nullptr);
+  CgcBuffer readback = createBuffer(CGC_HEAP_TYPE_READBACK, 6 * sizeof(uint64_t));
+  void *data = nullptr;
+  ASSERT_CGC_OK(cgcMapBuffer(readback, &data));
+  std::memset(data, 0xee, 6 * sizeof(uint64_t));
+  ASSERT_CGC_OK(cgcUnmapBuffer(readback));
+
+  // One list ends the queries, a later one resolves them; releasing the heap
+  // after recording leaves it to the lists.
+  CgcCommandList first = nullptr, second = nullptr;
+  ASSERT_CGC_OK(cgcCreateCommandList(device, allocator, &first));
+  ASSERT_CGC_OK(cgcCreateCommandList(device, allocator, &second));
+  for (uint32_t index : {2, 0, 1})
+    ASSERT_CGC_OK(cgcCommandListEndQuery(first, heap, CGC_QUERY_TYPE_TIMESTAMP, index));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(second, heap, CGC_QUERY_TYPE_TIMESTAMP, 1, 2,
+                                               readback, 2 * sizeof(uint64_t)));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(second, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 1,
+                                               readback, 5 * sizeof(uint64_t)));
+  cgcReleaseQueryHeap(heap);
+  ASSERT_CGC_OK(cgcCloseCommandList(first));
+  ASSERT_CGC_OK(cgcCloseCommandList(second));
+  CgcCommandList both[] = {first, second};
+  ASSERT_CGC_OK(cgcExecuteCommandLists(queue, 2, both));
+  ASSERT_CGC_OK(cgcQueueSignal(queue, fence, ++fenceValue));
+  ASSERT_CGC_OK(cgcWaitFence(fence, fenceValue, 30 * kSecond));
+
+  std::vector<uint64_t> slots = read<uint64_t>(readback, 6);
+  const uint64_t untouched = 0xeeeeeeeeeeeeeeeeull;
+  for (int slot : {0, 1, 4})
+    EXPECT_EQ(slots[slot], untouched) << "slot " << slot << " lies outside both resolves";
+  // Slots 2, 3: queries 1 and 2; slot 5: query 0. Ended in the order 2, 0, 1.
+  EXPECT_NE(slots[2], untouched);
+  EXPECT_LE(slots[3], slots[5]) << "query 2 before query 0";
+  EXPECT_LE(slots[5], slots[2]) << "query 0 before query 1";
+  EXPECT_GT(slots[3], 0u);
+  cgcReleaseCommandList(first);
+  cgcReleaseCommandList(second);
+}
+
+TEST_P(ConformanceTest, QueryNeverEndedReadsZero) {
+  if (!supportsTimestamps(device))
+    GTEST_SKIP() << "the '" << GetParam() << "' driver has no timestamp queries";
+  // The debug layer refuses such a resolve: a device without it.
+  CgcDeviceDesc desc = {CGC_API_VERSION, CGC_DEVICE_FLAG_NONE, nullptr};
+  CgcDevice plain = nullptr;
+  ASSERT_CGC_OK(cgcCreateDevice(adapter, &desc, &plain));
+  CgcCommandAllocator plainAllocator = nullptr;
+  CgcCommandQueue plainQueue = nullptr;
+  CgcFence plainFence = nullptr;
+  CgcCommandList list = nullptr;
+  CgcBuffer readback = nullptr;
+  CgcBufferDesc bufferDesc = {CGC_API_VERSION, CGC_HEAP_TYPE_READBACK, 2 * sizeof(uint64_t)};
+  ASSERT_CGC_OK(cgcCreateCommandAllocator(plain, &plainAllocator));
+  ASSERT_CGC_OK(cgcCreateCommandQueue(plain, &plainQueue));
+  ASSERT_CGC_OK(cgcCreateFence(plain, 0, &plainFence));
+  ASSERT_CGC_OK(cgcCreateBuffer(plain, &bufferDesc, &readback));
+  CgcQueryHeap heap = createTimestampHeap(plain, 2);
+  ASSERT_NE(heap, nullptr);
+  ASSERT_CGC_OK(cgcCreateCommandList(plain, plainAllocator, &list));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 1));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(list, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 2,
+                                               readback, 0));
+  ASSERT_CGC_OK(cgcCloseCommandList(list));
+  ASSERT_CGC_OK(cgcExecuteCommandLists(plainQueue, 1, &list));
+  ASSERT_CGC_OK(cgcQueueSignal(plainQueue, plainFence, 1));
+  ASSERT_CGC_OK(cgcWaitFence(plainFence, 1, 30 * kSecond));
+  void *data = nullptr;
+  ASSERT_CGC_OK(cgcMapBuffer(readback, &data));
+  uint64_t slots[2];
+  std::memcpy(slots, data, sizeof(slots));
+  ASSERT_CGC_OK(cgcUnmapBuffer(readback));
+  EXPECT_EQ(slots[0], 0u) << "query 0 was never ended";
+  EXPECT_GT(slots[1], 0u);
+  cgcReleaseCommandList(list);
+  cgcReleaseQueryHeap(heap);
+  cgcReleaseBuffer(readback);
+  cgcReleaseFence(plainFence);
+  cgcReleaseCommandQueue(plainQueue);
+  cgcReleaseCommandAllocator(plainAllocator);
+  cgcReleaseDevice(plain);
+}
+
+TEST_P(ConformanceTest, QueryErrors) {
+  CgcQueryHeapDesc desc = {CGC_API_VERSION, CGC_QUERY_HEAP_TYPE_TIMESTAMP, 0};
+  CgcQueryHeap heap = nullptr;
+  EXPECT_CGC_ERROR(cgcCreateQueryHeap(device, &desc, &heap), CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCreateQueryHeap: count is 0");
+  desc = {CGC_API_VERSION, static_cast<CgcQueryHeapType>(9), 4};
+  EXPECT_CGC_ERROR(cgcCreateQueryHeap(device, &desc, &heap), CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCreateQueryHeap: unknown query heap type 9");
+  desc = {0, CGC_QUERY_HEAP_TYPE_TIMESTAMP, 4};
+  EXPECT_CGC_ERROR(cgcCreateQueryHeap(device, &desc, &heap), CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCreateQueryHeap: desc->version is 0");
+  if (!supportsTimestamps(device))
+    GTEST_SKIP() << "the '" << GetParam() << "' driver has no timestamp queries";
+  heap = createTimestampHeap(device, 4);
+  ASSERT_NE(heap, nullptr);
+  CgcBuffer readback = createBuffer(CGC_HEAP_TYPE_READBACK, 64);
+  CgcBuffer upload = createBuffer(CGC_HEAP_TYPE_UPLOAD, 64);
+  CgcCommandList list = nullptr;
+  ASSERT_CGC_OK(cgcCreateCommandList(device, allocator, &list));
+  constexpr CgcQueryType kTimestamp = CGC_QUERY_TYPE_TIMESTAMP;
+  EXPECT_CGC_ERROR(cgcCommandListEndQuery(list, heap, kTimestamp, 4), CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCommandListEndQuery: query 4 is outside the heap's 4 queries");
+  EXPECT_CGC_ERROR(cgcCommandListEndQuery(list, heap, static_cast<CgcQueryType>(0), 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "cgcCommandListEndQuery: unknown query type 0");
+  EXPECT_CGC_ERROR(cgcCommandListEndQuery(list, nullptr, kTimestamp, 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "cgcCommandListEndQuery: heap is null");
+  for (uint32_t index = 0; index < 4; ++index)
+    ASSERT_CGC_OK(cgcCommandListEndQuery(list, heap, kTimestamp, index));
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 3, 2, readback, 0),
+                   CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCommandListResolveQueryData: queries [3, 5) are outside the heap's 4");
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 5, 0, readback, 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "queries [5, 5) are outside");
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 0, 2, readback, 4),
+                   CGC_ERROR_INVALID_ARGUMENT, "destinationOffset 4 is not a multiple of 8");
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 0, 4, readback, 40),
+                   CGC_ERROR_INVALID_ARGUMENT,
+                   "4 queries (32 bytes) at offset 40 run past the 64-byte destination");
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 0, 1, upload, 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "destination is an UPLOAD-heap buffer");
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(list, heap, kTimestamp, 0, 1, nullptr, 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "destination is null");
+  // Another device's heap.
+  CgcDeviceDesc deviceDesc = {CGC_API_VERSION, CGC_DEVICE_FLAG_NONE, nullptr};
+  CgcDevice other = nullptr;
+  ASSERT_CGC_OK(cgcCreateDevice(adapter, &deviceDesc, &other));
+  CgcQueryHeap foreign = createTimestampHeap(other, 1);
+  ASSERT_NE(foreign, nullptr);
+  EXPECT_CGC_ERROR(cgcCommandListEndQuery(list, foreign, kTimestamp, 0),
+                   CGC_ERROR_INVALID_ARGUMENT, "heap was created on another device");
+  cgcReleaseQueryHeap(foreign);
+  cgcReleaseDevice(other);
+  // A closed list records nothing.
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(list, heap, kTimestamp, 0, 4, readback, 0));
+  ASSERT_CGC_OK(cgcCloseCommandList(list));
+  EXPECT_CGC_ERROR(cgcCommandListEndQuery(list, heap, kTimestamp, 0), CGC_ERROR_INVALID_STATE,
+                   "cgcCommandListEndQuery: the command list is closed");
+  uint64_t frequency = 0;
+  EXPECT_CGC_ERROR(cgcGetTimestampFrequency(queue, nullptr), CGC_ERROR_INVALID_ARGUMENT,
+                   "out_frequency is null");
+  EXPECT_CGC_ERROR(cgcGetTimestampFrequency(nullptr, &frequency), CGC_ERROR_INVALID_ARGUMENT,
+                   "queue is null");
+  cgcReleaseCommandList(list);
+  cgcReleaseQueryHeap(heap);
+}
+
 /// Counts what the API allocates through the application's callbacks.
 struct CountingAllocator {
   int allocations = 0, frees = 0;

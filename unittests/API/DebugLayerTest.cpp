@@ -3,7 +3,8 @@
 // A device of the mock driver created with CGC_DEVICE_FLAG_DEBUG_LAYER: every
 // range a command names must lie in a live buffer of the device, bind point
 // addresses must be aligned, written bind points must be writable, queue
-// signals may not move a fence backwards. Each message names the call, and
+// signals may not move a fence backwards, a resolve reads only queries some
+// EndQuery has recorded. Each message names the call, and
 // for bindings the program and bind point.
 //
 //===----------------------------------------------------------------------===//
@@ -126,6 +127,32 @@ TEST_F(DebugLayerTest, QueueSignalBackwards) {
                    "cgcQueueSignal: value 4 is less than the fence's highest signaled value 5");
   ASSERT_CGC_OK(cgcQueueSignal(queue, fence, 5));
   ASSERT_CGC_OK(cgcWaitFence(fence, 5, 30'000'000'000ull));
+}
+
+TEST_F(DebugLayerTest, ResolveOfQueriesNeverEnded) {
+  CgcQueryHeapDesc desc = {CGC_API_VERSION, CGC_QUERY_HEAP_TYPE_TIMESTAMP, 4};
+  CgcQueryHeap heap = nullptr;
+  ASSERT_CGC_OK(cgcCreateQueryHeap(device, &desc, &heap));
+  CgcBuffer readback = createBuffer(CGC_HEAP_TYPE_READBACK, 32);
+  CgcCommandList first = createList();
+  ASSERT_CGC_OK(cgcCommandListEndQuery(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 0));
+  ASSERT_CGC_OK(cgcCommandListEndQuery(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 2));
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 3,
+                                                  readback, 0),
+                   CGC_ERROR_INVALID_ARGUMENT,
+                   "cgcCommandListResolveQueryData: query 1 of the heap has not been ended by "
+                   "any command list");
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 1,
+                                               readback, 0));
+  // An EndQuery of another list counts: lists may execute one after another.
+  CgcCommandList second = createList();
+  ASSERT_CGC_OK(cgcCommandListEndQuery(second, heap, CGC_QUERY_TYPE_TIMESTAMP, 1));
+  ASSERT_CGC_OK(cgcCommandListResolveQueryData(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 0, 3,
+                                               readback, 0));
+  EXPECT_CGC_ERROR(cgcCommandListResolveQueryData(first, heap, CGC_QUERY_TYPE_TIMESTAMP, 2, 2,
+                                                  readback, 16),
+                   CGC_ERROR_INVALID_ARGUMENT, "query 3 of the heap has not been ended");
+  cgcReleaseQueryHeap(heap);
 }
 
 /// The environment turns the debug layer on for a device created without the flag.

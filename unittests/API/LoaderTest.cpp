@@ -85,6 +85,47 @@ TEST(LoaderTest, RejectsSmallTable) {
               "this API needs at least");
 }
 
+TEST(LoaderTest, OlderTableLacksOptionalFeatures) {
+  // A table that ends before the timestamp-query entries (a driver built
+  // against an older ddi.h) loads; the API answers for the feature itself and
+  // never calls past the driver's table.
+  EXPECT_EXIT(runWithDriverPath(
+                  kDrivers + "/older-table",
+                  [] {
+                    CgcAdapter adapter = findAdapter("older");
+                    CgcDeviceDesc desc = {CGC_API_VERSION, 0, nullptr};
+                    CgcDevice device = nullptr;
+                    int failures = check(adapter != nullptr, "older not loaded") +
+                                   check(cgcCreateDevice(adapter, &desc, &device) == CGC_OK,
+                                         "device");
+                    CgcFeatureDataTimestampQueries data = {7};
+                    failures += check(cgcCheckFeatureSupport(device,
+                                                             CGC_FEATURE_TIMESTAMP_QUERIES, &data,
+                                                             sizeof(data)) == CGC_OK,
+                                      "feature query");
+                    failures += check(data.timestampQueriesSupported == 0, "supported");
+                    CgcQueryHeapDesc heapDesc = {CGC_API_VERSION, CGC_QUERY_HEAP_TYPE_TIMESTAMP, 1};
+                    CgcQueryHeap heap = nullptr;
+                    failures += check(cgcCreateQueryHeap(device, &heapDesc, &heap) ==
+                                          CGC_ERROR_UNSUPPORTED,
+                                      "heap");
+                    std::fprintf(stderr, "%s\n", cgcGetLastErrorMessage());
+                    cgcReleaseDevice(device);
+                    return failures;
+                  }),
+              ::testing::ExitedWithCode(0),
+              "adapter older/Older table.*cgcCreateQueryHeap: the 'older' driver's device has no "
+              "timestamp queries");
+}
+
+TEST(LoaderTest, RejectsPartOfAnOptionalGroup) {
+  EXPECT_EXIT(runWithDriverPath(kDrivers + "/partial-group",
+                                [] { return check(!findAdapter("partialgroup"), "loaded"); }),
+              ::testing::ExitedWithCode(0),
+              "skipped .*libcgc-driver-partialgroup.so: the driver's function table sets part of "
+              "the timestamp-query entries but not 'destroyQueryHeap'");
+}
+
 TEST(LoaderTest, DriverPathOrderDecides) {
   EXPECT_EXIT(runWithDriverPath(kDrivers + "/order-a:" + kDrivers + "/order-b",
                                 [] {

@@ -14,6 +14,12 @@
 //  * 1: its table reports another ddiVersion (the loader must reject it).
 //  * 2: cgcDriverOpen fails with a message.
 //  * 3: its table's structSize is too small.
+//  * 4: a driver built before the optional timestamp-query entries: its
+//    structSize ends before them (the loader accepts it; the API reports no
+//    timestamp queries).
+//  * 5: it sets part of the timestamp-query group (the loader rejects it).
+// Modes 0-3 have timestamp queries: nanoseconds of the host's steady clock,
+// taken on the queue thread.
 // The adapter name (CGC_TEST_DRIVER_ADAPTER) lets tests see which of two
 // same-named drivers the loader picked. At close, a driver prints
 // "cgc-test-driver close <adapter>" to stderr so tests can see unloading.
@@ -29,7 +35,10 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +98,11 @@ struct Fence {
     }
     return changed.wait_for(lock, std::chrono::nanoseconds(timeoutNanoseconds), reached);
   }
+};
+
+struct QueryHeap {
+  explicit QueryHeap(uint32_t count) : values(count) {}
+  std::vector<std::atomic<uint64_t>> values;
 };
 
 struct CommandList {
@@ -187,6 +201,12 @@ CgcStatus getCaps(void *device, CgcFeature feature, void *data, size_t) {
     }
     return CGC_OK;
   }
+  case CGC_FEATURE_TIMESTAMP_QUERIES:
+    // A driver of mode 4 predates the feature: the API never asks it.
+    if (CGC_TEST_DRIVER_MODE == 4)
+      return report(CGC_ERROR_INTERNAL, "mock: asked about a feature it does not know");
+    static_cast<CgcFeatureDataTimestampQueries *>(data)->timestampQueriesSupported = 1;
+    return CGC_OK;
   case CGC_FEATURE_MLIR_EXCHANGE: {
     auto *exchange = static_cast<CgcFeatureDataMlirExchange *>(data);
     // A fixed reply per request: the declaration file, and the
@@ -341,6 +361,42 @@ CgcStatus recordCopy(void *handle, CgcDeviceAddress destination, CgcDeviceAddres
   return CGC_OK;
 }
 
+CgcStatus createQueryHeap(void *, CgcQueryHeapType, uint32_t count, void **out) {
+  *out = new QueryHeap(count);
+  return CGC_OK;
+}
+void destroyQueryHeap(void *, void *heap) { delete static_cast<QueryHeap *>(heap); }
+CgcStatus recordEndQuery(void *handle, void *heap, CgcQueryType, uint32_t index) {
+  auto &values = static_cast<QueryHeap *>(heap)->values;
+  if (index >= values.size())
+    return report(CGC_ERROR_INVALID_ARGUMENT, "mock: query index out of range");
+  static_cast<CommandList *>(handle)->commands.push_back([&values, index] {
+    values[index] = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  });
+  return CGC_OK;
+}
+CgcStatus recordResolveQueryData(void *handle, void *heap, CgcQueryType, uint32_t start,
+                                 uint32_t count, CgcDeviceAddress destination) {
+  auto &values = static_cast<QueryHeap *>(heap)->values;
+  if (start > values.size() || count > values.size() - start)
+    return report(CGC_ERROR_INVALID_ARGUMENT, "mock: query range out of range");
+  static_cast<CommandList *>(handle)->commands.push_back([&values, start, count, destination] {
+    for (uint32_t i = 0; i < count; ++i) {
+      uint64_t ticks = values[start + i];
+      std::memcpy(reinterpret_cast<void *>(destination + i * sizeof(uint64_t)), &ticks,
+                  sizeof(ticks));
+    }
+  });
+  return CGC_OK;
+}
+CgcStatus getTimestampFrequency(void *, uint64_t *frequency) {
+  *frequency = 1'000'000'000;
+  return CGC_OK;
+}
+
 CgcStatus createQueue(void *, void **out) {
   *out = new Queue;
   return CGC_OK;
@@ -390,7 +446,9 @@ CgcStatus waitFence(void *fence, uint64_t value, uint64_t timeoutNanoseconds) {
 CgcDdiFunctions makeTable() {
   CgcDdiFunctions table = {};
   table.ddiVersion = CGC_TEST_DRIVER_MODE == 1 ? CGC_DDI_VERSION + 1 : CGC_DDI_VERSION;
-  table.structSize = CGC_TEST_DRIVER_MODE == 3 ? 64 : sizeof(CgcDdiFunctions);
+  table.structSize = CGC_TEST_DRIVER_MODE == 3   ? 64
+                     : CGC_TEST_DRIVER_MODE == 4 ? CGC_DDI_REQUIRED_STRUCT_SIZE
+                                                 : sizeof(CgcDdiFunctions);
   table.driverName = CGC_TEST_DRIVER_NAME;
   table.close = closeDriver;
   table.getAdapterCount = getAdapterCount;
@@ -423,6 +481,15 @@ CgcDdiFunctions makeTable() {
   table.getFenceCompletedValue = getFenceCompletedValue;
   table.signalFence = signalFence;
   table.waitFence = waitFence;
+  if (CGC_TEST_DRIVER_MODE == 5) {
+    table.createQueryHeap = createQueryHeap;
+  } else if (CGC_TEST_DRIVER_MODE != 4) {
+    table.createQueryHeap = createQueryHeap;
+    table.destroyQueryHeap = destroyQueryHeap;
+    table.recordEndQuery = recordEndQuery;
+    table.recordResolveQueryData = recordResolveQueryData;
+    table.getTimestampFrequency = getTimestampFrequency;
+  }
   return table;
 }
 

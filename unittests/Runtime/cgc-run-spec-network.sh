@@ -66,10 +66,44 @@ expect_line "$work/output-ir/summary.txt" "^partition +@driverPartition: 7 bind 
 expect_line "$work/output-ir/summary.txt" "^partition +@fallbackPartition: 2 bind points"
 expect_line "$work/output-ir/summary.txt" "^schedule +2 dispatch\(es\), 1 barrier\(s\)"
 
-# A positional input, and a benchmark (no TTY: no progress bar).
-"$cgc_run" "$work/model.mlir" --input "$work/input.npy" --benchmark 5 >"$work/bench.txt"
-expect_line "$work/bench.txt" "^benchmark +5 runs: min [0-9.]+ (us|ms|s), median [0-9.]+ (us|ms|s), p99 [0-9.]+ (us|ms|s)"
+# A positional input, and a benchmark (no TTY: no progress bar): end to end
+# and device-resident (the dispatches alone), on the screen and as JSON.
+"$cgc_run" "$work/model.mlir" --input "$work/input.npy" --benchmark 5 --benchmark-warmup 2 \
+  --benchmark-json "$work/bench.json" >"$work/bench.txt"
+latency="min [0-9.]+ (us|ms|s), median [0-9.]+ (us|ms|s), mean [0-9.]+ (us|ms|s), p90 [0-9.]+ (us|ms|s), p99 [0-9.]+ (us|ms|s)$"
+expect_line "$work/bench.txt" "^benchmark +end to end \(upload, run, readback\), 5 runs after 2 warm-up: $latency"
+expect_line "$work/bench.txt" "^benchmark +device-resident \(dispatches only, inputs on the device\), 5 runs after 2 warm-up: $latency"
 expect_line "$work/bench.txt" "not written; pass --output-dir"
+python3 - "$work/bench.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["model"].endswith("model.mlir") and report["device"] == "cpu", report
+assert report["driver"] == "cpu" and report["adapter"], report
+assert report["load_seconds"] > 0 and report["compile_seconds"] > 0, report
+assert report["import_seconds"] == 0 and report["dispatches"] == 2, report
+# The spec network: 64-byte input, 256-byte output, scratch and constants.
+assert report["device_bytes"] == 64 + 256 + report["scratch_bytes"] + report["constant_bytes"], report
+assert report["inputs"][0]["shape"] == [1, 1, 4, 4], report
+benchmark = report["benchmark"]
+assert benchmark["warmup"] == 2, benchmark
+for series in ("end_to_end", "device_resident"):
+    figures = benchmark[series]
+    assert figures["runs"] == 5 and len(figures["samples"]) == 5, figures
+    assert 0 < figures["min"] <= figures["median"] <= figures["p90"] <= figures["max"], figures
+    assert figures["min"] <= figures["mean"] <= figures["max"], figures
+    assert sorted(figures["samples"])[0] == figures["min"], figures
+assert benchmark["device_resident"]["input_uploads"] == 0, benchmark
+PY
+# An input in scratch is overwritten by the program: the device-resident
+# series uploads it again before each execution, and says so.
+"$cgc_run" "$work/model.mlir" --input "$work/input.npy" --inputs-in-scratch --benchmark 3 \
+  >"$work/bench-scratch.txt"
+expect_line "$work/bench-scratch.txt" "^benchmark +device-resident \(dispatches only, after uploading again 1 input\(s\) the program writes over\), 3 runs after 3 warm-up: "
+# Without --benchmark the JSON holds the load figures alone.
+"$cgc_run" "$work/model.mlir" --input "$work/input.npy" --benchmark-json "$work/load.json" \
+  >"$work/load.txt"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["benchmark"] is None and r["device_bytes"] > 0, r' "$work/load.json"
+if grep -q "^benchmark" "$work/load.txt"; then echo "FAIL: a benchmark without --benchmark" >&2; exit 1; fi
 
 # Random inputs are reproducible for a seed.
 "$cgc_run" "$work/model.mlir" --random-inputs --seed 3 --output-dir "$work/r1" >/dev/null
@@ -86,6 +120,8 @@ expect_failure "expected.npy: holds float32 1x1x8x8, but input0 is float32 1x1x4
 expect_failure "device 'cuda:0': no such adapter" "$work/model.mlir" --device cuda:0 --random-inputs
 expect_failure "model.mlir|File does not exist" "$work/missing.mlir"
 expect_failure "--benchmark" "$work/model.mlir" --benchmark 0
+expect_failure "--benchmark-json $work/no-such-dir/b.json: cannot open the file for writing" \
+  "$work/model.mlir" --random-inputs --benchmark 1 --benchmark-json "$work/no-such-dir/b.json"
 mkdir "$work/noweights" && cp "$work/model.mlir" "$work/noweights/"
 expect_failure "noweights/model.safetensors.*No such file" "$work/noweights/model.mlir" --random-inputs
 echo "cgc-run spec network: ok"

@@ -5,7 +5,8 @@
 // operation, so that float results round the same way) and one generated
 // strided kernel (ElementwiseCodegen.h) over the broadcast output. Element
 // types outside a layer's domain are rejected exactly where the CPU driver
-// rejects them.
+// rejects them. The fused kernels evaluate the same expressions inline
+// (getCheckedElementwiseExpression).
 //
 //===----------------------------------------------------------------------===//
 
@@ -347,30 +348,32 @@ static llvm::Expected<Kernel> buildPRelu(PReluOp prelu, KernelContext::Impl &con
   return buildStridedKernel(prelu, context, spec);
 }
 
-llvm::Expected<Kernel> buildElementwiseKernel(mlir::Operation *op, KernelContext::Impl &context) {
-  if (auto cast = llvm::dyn_cast<CastOp>(op))
-    return buildCast(cast, context);
-  if (auto where = llvm::dyn_cast<WhereOp>(op))
-    return buildWhere(where, context);
-  if (auto prelu = llvm::dyn_cast<PReluOp>(op))
-    return buildPRelu(prelu, context);
+std::optional<std::string> getElementwiseExpression(mlir::Operation *op, DType dtype) {
+  if (auto gelu = llvm::dyn_cast<GeluOp>(op))
+    if (gelu.getApproximate() != "none" && gelu.getApproximate() != "tanh")
+      return std::nullopt;
+  std::optional<ElementwiseCode> code =
+      op->getNumOperands() == 1 ? getUnaryCode(op, dtype) : getBinaryCode(op, dtype);
+  if (!code || code->boolResult || code->expression.empty() || !inDomain(code->domain, dtype) ||
+      (llvm::isa<ModOp>(op) && code->domain == Domain::Integer && !isIntegerDType(dtype)))
+    return std::nullopt;
+  return code->expression;
+}
+
+/// The code of a unary or binary layer, checked as its kernels need it:
+/// attribute values implemented, operands of one element type, that type in
+/// the layer's domain.
+static llvm::Expected<ElementwiseCode> getCheckedCode(mlir::Operation *op) {
   if (auto gelu = llvm::dyn_cast<GeluOp>(op))
     if (gelu.getApproximate() != "none" && gelu.getApproximate() != "tanh")
       return unimplementedFeature(op, "approximate \"" + gelu.getApproximate() + "\"");
   if (auto shift = llvm::dyn_cast<BitShiftOp>(op))
     if (shift.getDirection() != "left" && shift.getDirection() != "right")
       return unimplementedFeature(op, "direction \"" + shift.getDirection() + "\"");
-
   auto input = getTensorInfo(op, op->getOperand(0));
   if (!input)
     return input.takeError();
-  auto output = getTensorInfo(op, op->getResult(0));
-  if (!output)
-    return output.takeError();
   DType dtype = input->dtype;
-  StridedKernelSpec spec;
-  spec.outputShape = output->shape;
-  spec.outputType = output->dtype;
   std::optional<ElementwiseCode> code;
   if (op->getNumOperands() == 1) {
     code = getUnaryCode(op, dtype);
@@ -381,20 +384,74 @@ llvm::Expected<Kernel> buildElementwiseKernel(mlir::Operation *op, KernelContext
       return rhs.takeError();
     if (code && rhs->dtype != dtype)
       return unimplementedElementType(op, rhs->dtype);
-    if (code)
-      spec.operands.push_back(broadcastOperand(dtype, input->shape, output->shape));
-    if (code)
-      spec.operands.push_back(broadcastOperand(dtype, rhs->shape, output->shape));
   }
   if (!code)
     return unimplementedOp(op);
   if (!inDomain(code->domain, dtype) ||
       (llvm::isa<ModOp>(op) && code->domain == Domain::Integer && !isIntegerDType(dtype)))
     return unimplementedElementType(op, dtype);
-  if (spec.operands.empty())
-    spec.operands.push_back(broadcastOperand(dtype, input->shape, output->shape));
+  return std::move(*code);
+}
+
+llvm::Expected<Kernel> buildElementwiseKernel(mlir::Operation *op, KernelContext::Impl &context) {
+  if (auto cast = llvm::dyn_cast<CastOp>(op))
+    return buildCast(cast, context);
+  if (auto where = llvm::dyn_cast<WhereOp>(op))
+    return buildWhere(where, context);
+  if (auto prelu = llvm::dyn_cast<PReluOp>(op))
+    return buildPRelu(prelu, context);
+  llvm::Expected<ElementwiseCode> code = getCheckedCode(op);
+  if (!code)
+    return code.takeError();
+  auto input = getTensorInfo(op, op->getOperand(0));
+  if (!input)
+    return input.takeError();
+  auto output = getTensorInfo(op, op->getResult(0));
+  if (!output)
+    return output.takeError();
+  StridedKernelSpec spec;
+  spec.outputShape = output->shape;
+  spec.outputType = output->dtype;
+  spec.operands.push_back(broadcastOperand(input->dtype, input->shape, output->shape));
+  if (op->getNumOperands() == 2) {
+    Shape rhsShape(llvm::cast<TensorType>(op->getOperand(1).getType()).getShape());
+    spec.operands.push_back(broadcastOperand(input->dtype, rhsShape, output->shape));
+  }
   spec.expression = code->expression;
   return buildStridedKernel(op, context, spec);
+}
+
+llvm::Expected<std::string> getCheckedElementwiseExpression(mlir::Operation *op) {
+  llvm::SmallVector<TensorInfo, 3> operands;
+  for (mlir::Value operand : op->getOperands()) {
+    auto info = getTensorInfo(op, operand);
+    if (!info)
+      return info.takeError();
+    operands.push_back(std::move(*info));
+  }
+  if (auto cast = llvm::dyn_cast<CastOp>(op)) {
+    auto output = getTensorInfo(op, cast.getOutput());
+    if (!output)
+      return output.takeError();
+    return getCastExpression(operands[0].dtype, output->dtype);
+  }
+  if (llvm::isa<WhereOp>(op)) {
+    if (operands[0].dtype != DType::Bool)
+      return unimplementedElementType(op, operands[0].dtype);
+    if (operands[2].dtype != operands[1].dtype)
+      return unimplementedElementType(op, operands[2].dtype);
+    return std::string("(x0 ? x1 : x2)");
+  }
+  if (llvm::isa<PReluOp>(op)) {
+    DType dtype = operands[0].dtype;
+    if (!isFloatDType(dtype) || operands[1].dtype != dtype)
+      return unimplementedElementType(op, isFloatDType(dtype) ? operands[1].dtype : dtype);
+    return "(x0 >= (" + getComputeType(dtype) + ")0 ? x0 : x1 * x0)";
+  }
+  llvm::Expected<ElementwiseCode> code = getCheckedCode(op);
+  if (!code)
+    return code.takeError();
+  return std::move(code->expression);
 }
 
 } // namespace cgc::cuda

@@ -26,37 +26,33 @@ StridedOperand broadcastOperand(DType dtype, llvm::ArrayRef<int64_t> operandShap
   return operand;
 }
 
-namespace {
-/// The loop nest after dropping size-1 dimensions and merging a dimension
-/// into its predecessor when every operand walks both as one.
-struct MergedLoops {
-  Shape sizes;
-  llvm::SmallVector<Shape, 3> strides; // per operand, per merged dimension
-};
-} // namespace
-
-static MergedLoops mergeLoops(const StridedKernelSpec &spec) {
+MergedLoops mergeStridedLoops(llvm::ArrayRef<int64_t> outputShape,
+                              llvm::ArrayRef<StridedOperand> operands) {
   MergedLoops loops;
-  size_t operandCount = spec.operands.size();
+  size_t operandCount = operands.size();
   loops.strides.resize(operandCount);
-  for (size_t dim = 0; dim < spec.outputShape.size(); ++dim) {
-    int64_t size = spec.outputShape[dim];
+  for (size_t dim = 0; dim < outputShape.size(); ++dim) {
+    int64_t size = outputShape[dim];
     if (size == 1)
       continue;
     bool merge = !loops.sizes.empty();
     for (size_t operand = 0; merge && operand < operandCount; ++operand)
-      merge = loops.strides[operand].back() == spec.operands[operand].strides[dim] * size;
+      merge = loops.strides[operand].back() == operands[operand].strides[dim] * size;
     if (merge) {
       loops.sizes.back() *= size;
       for (size_t operand = 0; operand < operandCount; ++operand)
-        loops.strides[operand].back() = spec.operands[operand].strides[dim];
+        loops.strides[operand].back() = operands[operand].strides[dim];
       continue;
     }
     loops.sizes.push_back(size);
     for (size_t operand = 0; operand < operandCount; ++operand)
-      loops.strides[operand].push_back(spec.operands[operand].strides[dim]);
+      loops.strides[operand].push_back(operands[operand].strides[dim]);
   }
   return loops;
+}
+
+static MergedLoops mergeLoops(const StridedKernelSpec &spec) {
+  return mergeStridedLoops(spec.outputShape, spec.operands);
 }
 
 /// Whether every index and offset of the loops fits in 31 bits (with room
@@ -93,7 +89,10 @@ static std::string generateSource(const StridedKernelSpec &spec, size_t rank, bo
   }
   std::string outputType =
       spec.rawOutput ? getBitsType(spec.outputType) : getStorageType(spec.outputType);
-  os << outputType << " *out, cgc_params p) {\n";
+  os << outputType << " *out, ";
+  for (size_t output = 0; output < spec.moreOutputs.size(); ++output)
+    os << getStorageType(spec.moreOutputs[output].dtype) << " *out" << output + 1 << ", ";
+  os << "cgc_params p) {\n";
   os << "  cgc_index count = (cgc_index)p.count;\n";
   os << "  cgc_index step = (cgc_index)gridDim.x * (cgc_index)blockDim.x;\n";
   os << "  for (cgc_index i = (cgc_index)blockIdx.x * (cgc_index)blockDim.x + threadIdx.x; "
@@ -122,10 +121,14 @@ static std::string generateSource(const StridedKernelSpec &spec, size_t rank, bo
       os << "    " << getComputeType(spec_.dtype) << " x" << operand << " = "
          << loadValue(spec_.dtype, element) << ";\n";
   }
+  os << spec.statements;
   if (spec.rawOutput)
     os << "    out[i] = (" << outputType << ")(" << spec.expression << ");\n";
   else
     os << "    out[i] = " << storeValue(spec.outputType, spec.expression) << ";\n";
+  for (size_t output = 0; output < spec.moreOutputs.size(); ++output)
+    os << "    out" << output + 1 << "[i] = "
+       << storeValue(spec.moreOutputs[output].dtype, spec.moreOutputs[output].expression) << ";\n";
   os << "  }\n}\n";
   return source;
 }
@@ -158,15 +161,18 @@ llvm::Expected<Kernel> buildStridedKernel(mlir::Operation *op, KernelContext::Im
 
   unsigned blocks = context.getGridSize(count, 256);
   std::string opName = op->getName().getStringRef().str();
+  size_t outputCount = 1 + spec.moreOutputs.size();
   auto launch = [function = *function, params = std::move(params), blocks, operandCount,
-                 opName](const LaunchArgs &args) -> std::string {
-    llvm::SmallVector<const void *, 4> pointers(args.inputs.begin(),
+                 outputCount, opName](const LaunchArgs &args) -> std::string {
+    llvm::SmallVector<const void *, 8> pointers(args.inputs.begin(),
                                                 args.inputs.begin() + operandCount);
-    void *output = args.outputs[0];
-    llvm::SmallVector<void *, 6> arguments;
+    llvm::SmallVector<void *, 4> outputs(args.outputs.begin(),
+                                         args.outputs.begin() + outputCount);
+    llvm::SmallVector<void *, 16> arguments;
     for (const void *&pointer : pointers)
       arguments.push_back(&pointer);
-    arguments.push_back(&output);
+    for (void *&output : outputs)
+      arguments.push_back(&output);
     arguments.push_back(const_cast<int64_t *>(params.data()));
     cudaError_t error = function.launch(dim3(blocks), dim3(256), arguments.data(), 0, args.stream);
     return error == cudaSuccess ? std::string()

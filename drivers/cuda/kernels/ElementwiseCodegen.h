@@ -9,7 +9,9 @@
 // The generated source is specialized on the expression, the element types
 // and the number of dimensions left after merging the ones every operand
 // walks contiguously; sizes, strides and offsets are kernel parameters, so
-// layers that differ only in shape share one compiled module.
+// layers that differ only in shape share one compiled module. Fused
+// elementwise kernels use the same shape with statements between the reads
+// and the writes, and several outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,13 @@ struct StridedOperand {
   bool raw = false;
 };
 
+/// A further output of a strided kernel, written densely like the first.
+struct StridedOutput {
+  DType dtype = DType::F32;
+  /// C++ expression giving the output's compute value.
+  std::string expression;
+};
+
 /// out[i] = expression(x0, x1, ...) over the output's row-major indices.
 struct StridedKernelSpec {
   llvm::SmallVector<StridedOperand, 3> operands;
@@ -44,13 +53,30 @@ struct StridedKernelSpec {
   /// C++ expression of the operand values `x0`, `x1`, ... (compute types or
   /// bits) giving the output's compute value, or its bits with rawOutput.
   std::string expression;
+  /// Statements run for each element after the operands are read and before
+  /// the expressions: locals a fused computation defines from `x0`, `x1`,
+  /// ... (empty for one layer).
+  std::string statements;
+  /// Outputs after the first (outputs[1], ...).
+  llvm::SmallVector<StridedOutput, 1> moreOutputs;
 };
 
 /// Builds the kernel; inputs of a launch are the operands in order, the
-/// output outputs[0]. The output may alias an operand read at the same
-/// index (in-place bias addition).
+/// outputs outputs[0] (and outputs[1], ... for `moreOutputs`). An output may
+/// alias an operand read at the same index (in-place bias addition).
 llvm::Expected<Kernel> buildStridedKernel(mlir::Operation *op, KernelContext::Impl &context,
                                           const StridedKernelSpec &spec);
+
+/// The loop nest a strided kernel walks: the output's dimensions without the
+/// size-1 ones, each merged into its predecessor when every operand walks
+/// both as one.
+struct MergedLoops {
+  Shape sizes;
+  /// Per operand, per merged dimension.
+  llvm::SmallVector<Shape, 3> strides;
+};
+MergedLoops mergeStridedLoops(llvm::ArrayRef<int64_t> outputShape,
+                              llvm::ArrayRef<StridedOperand> operands);
 
 /// The spec of an operand of `operandShape` broadcast (numpy) to
 /// `outputShape`.

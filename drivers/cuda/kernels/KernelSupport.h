@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace cgc::cuda {
@@ -140,6 +141,19 @@ private:
 /// prelu layers (Elementwise.cpp).
 bool isElementwiseOp(mlir::Operation *op);
 llvm::Expected<Kernel> buildElementwiseKernel(mlir::Operation *op, KernelContext::Impl &context);
+/// The C++ expression of a unary or binary elementwise layer on its
+/// operands' compute values `x0` (and `x1`) of `dtype`, exactly as its layer
+/// kernel computes it, for fused kernels that evaluate layers inline;
+/// std::nullopt for cast, where, prelu, comparisons and logic, for an
+/// attribute value the layer kernel rejects, and for `dtype` outside the
+/// layer's domain.
+std::optional<std::string> getElementwiseExpression(mlir::Operation *op, DType dtype);
+/// The C++ expression of any elementwise layer (cast, where and prelu,
+/// comparisons and logic included) on its operands' compute values `x0`,
+/// `x1`, ... giving its result's compute value; or the error its layer
+/// kernel gives for an element type or attribute value it does not
+/// implement. For fused kernels that evaluate layers inline.
+llvm::Expected<std::string> getCheckedElementwiseExpression(mlir::Operation *op);
 /// reshape, transpose, slice, expand, concat, split, gather, pad
 /// (DataMovement.cpp).
 bool isDataMovementOp(mlir::Operation *op);
@@ -149,6 +163,8 @@ llvm::Expected<Kernel> buildMatmulKernel(mlir::Operation *op, KernelContext::Imp
 llvm::Expected<Kernel> buildGemmKernel(mlir::Operation *op, KernelContext::Impl &context);
 /// convolution through cuDNN (Convolution.cpp).
 llvm::Expected<Kernel> buildConvolutionKernel(mlir::Operation *op, KernelContext::Impl &context);
+/// conv_transpose through cuDNN's backward-data convolution (ConvTranspose.cpp).
+llvm::Expected<Kernel> buildConvTransposeKernel(mlir::Operation *op, KernelContext::Impl &context);
 /// max_pool and average_pool (Pooling.cpp).
 llvm::Expected<Kernel> buildWindowPoolKernel(mlir::Operation *op, KernelContext::Impl &context);
 /// upsample (Upsample.cpp).
@@ -157,6 +173,8 @@ llvm::Expected<Kernel> buildUpsampleKernel(mlir::Operation *op, KernelContext::I
 /// (Normalization.cpp).
 bool isNormalizationOp(mlir::Operation *op);
 llvm::Expected<Kernel> buildNormalizationKernel(mlir::Operation *op, KernelContext::Impl &context);
+/// scaled_dot_product_attention as one generated kernel (AttentionKernel.cpp).
+llvm::Expected<Kernel> buildAttentionKernel(mlir::Operation *op, KernelContext::Impl &context);
 /// reduce_sum/mean/max/min/prod and the global pools (Reduction.cpp).
 bool isReductionOp(mlir::Operation *op);
 llvm::Expected<Kernel> buildReductionKernel(mlir::Operation *op, KernelContext::Impl &context);

@@ -31,8 +31,10 @@ static Builder getBuilder(mlir::Operation *op) {
       .Case<MatmulOp>([](auto) { return buildMatmulKernel; })
       .Case<GemmOp>([](auto) { return buildGemmKernel; })
       .Case<ConvolutionOp>([](auto) { return buildConvolutionKernel; })
+      .Case<ConvTransposeOp>([](auto) { return buildConvTransposeKernel; })
       .Case<MaxPoolOp, AveragePoolOp>([](auto) { return buildWindowPoolKernel; })
       .Case<UpsampleOp>([](auto) { return buildUpsampleKernel; })
+      .Case<ScaledDotProductAttentionOp>([](auto) { return buildAttentionKernel; })
       .Default([](mlir::Operation *) { return nullptr; });
 }
 

@@ -25,7 +25,9 @@
 //   by dependency level and records, per invocation, the earlier invocations
 //   whose byte ranges it conflicts with (a barrier only where ranges overlap).
 //
-// `compile` runs them in order and verifies the result as CGC_OUTPUT.
+// `compile` runs them in order and verifies the result as CGC_OUTPUT. Before
+// them, `convertPrecision` (`cgc-convert-precision`) can make a float32 model
+// compute in float16 or bfloat16 (CompileOptions::precision).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +43,10 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +88,44 @@ mlir::FailureOr<Target> loadDeclarationFile(mlir::MLIRContext *context, llvm::St
 /// Parses "name=bytes" (bytes a power of two): a target's alignment.
 mlir::FailureOr<std::pair<std::string, uint64_t>> parseTargetAlignment(llvm::StringRef spec,
                                                                        mlir::Location loc);
+
+//===----------------------------------------------------------------------===//
+// Before the stages: precision conversion
+//===----------------------------------------------------------------------===//
+
+/// The floating-point type a float32 model computes in.
+enum class Precision {
+  Float32,  ///< as the model says: no conversion
+  Float16,  ///< IEEE binary16
+  BFloat16, ///< bfloat16
+};
+
+/// "float32", "float16", "bfloat16" -> Precision; nullopt for anything else.
+std::optional<Precision> parsePrecision(llvm::StringRef name);
+llvm::StringRef getPrecisionName(Precision precision);
+
+struct PrecisionReport {
+  Precision precision = Precision::Float32; ///< what the model was converted to
+  unsigned numConvertedValues = 0;    ///< float32 values now of the target type
+  unsigned numConvertedConstants = 0; ///< of those, cgc.constants
+  unsigned numFloat32Layers = 0;      ///< layers kept in float32 (`isKeptInFloat32`)
+  unsigned numCastsInserted = 0;
+  unsigned numCastsRemoved = 0;       ///< identity casts removed (inserted ones included)
+};
+
+/// Whether precision conversion keeps `op` in float32: a layer whose result
+/// grows with the length of the axes it runs along (reduce_sum, reduce_prod,
+/// cumsum), which a float16 result could not hold.
+bool isKeptInFloat32(mlir::Operation *op);
+
+/// Makes the float32 values of the Input IR in `module` of type `precision`,
+/// as the `cgc-convert-precision` pass describes: inputs and outputs stay
+/// float32 (casts at the boundary), float32 constants take the target type
+/// (the runtime converts their data at load), the layers `isKeptInFloat32`
+/// stay float32. Idempotent; the result is verified. Float32 changes nothing.
+/// Errors name the op at fault when `module` is not Input IR.
+mlir::LogicalResult convertPrecision(ModuleOp module, Precision precision,
+                                     PrecisionReport *report = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Stage 1: matching
@@ -242,6 +284,8 @@ std::optional<Stage> parseStage(llvm::StringRef name);
 llvm::StringRef getStageName(Stage stage);
 
 struct CompileOptions {
+  /// Converts the Input IR first (`convertPrecision`) unless Float32.
+  Precision precision = Precision::Float32;
   MatchOptions match;
   PartitionOptions partition;
   MemoryPlanOptions memory;
@@ -250,16 +294,29 @@ struct CompileOptions {
   Stage stopAfter = Stage::Output;
 };
 
+/// When one stage of `compile` ran (host wall time), its verification
+/// included.
+struct StageTime {
+  /// "verify-input", "convert-precision", "match", "partition",
+  /// "plan-memory" or "schedule".
+  std::string stage;
+  std::chrono::steady_clock::time_point begin, end;
+};
+
 struct CompileReport {
+  PrecisionReport precision;
   MatchReport match;
   PartitionReport partition;
   MemoryPlanReport memory;
   ScheduleReport schedule;
+  /// The stages that ran, in order (a failed one included).
+  std::vector<StageTime> stageTimes;
   double seconds = 0;
 };
 
 /// Runs the stages up to `options.stopAfter` on Input IR in `module`,
-/// verifying after each; the Output stage's result is valid CGC_OUTPUT.
+/// verifying after each; the Output stage's result is valid CGC_OUTPUT. The
+/// precision conversion runs first, even when stopping after Input.
 /// `targets` need not contain the fallback target (it declares nothing).
 mlir::LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
                             const CompileOptions &options, CompileReport *report = nullptr);

@@ -51,6 +51,66 @@ def BaselinePipeline : Pass<"cgc-baseline-pipeline", "::cgc::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Before the stages: the precision the model computes in
+//===----------------------------------------------------------------------===//
+
+def ConvertPrecision : Pass<"cgc-convert-precision", "::cgc::ModuleOp"> {
+  let summary = "Runs a float32 model in float16 or bfloat16; inputs and outputs stay float32";
+  let description = [{
+    Runs on Input IR before the compiler's stages
+    (`cgc::compiler::convertPrecision`, `CompileOptions::precision`,
+    `cgc-compile --precision`, `cgc-run --precision`), as `trtexec --fp16`
+    does for TensorRT:
+
+    * Every float32 tensor value of the entry point becomes a tensor of `to`
+      (`float16` or `bfloat16`): layers compute in it, and kernels
+      accumulate in float32. Values of other element types (integers, bool,
+      float64, values that already were float16) are left alone.
+    * The model's signature does not change: a `cgc_op.cast` to `to` follows
+      each float32 input where a converted layer reads it, and a
+      `cgc_op.cast` back to float32 precedes `cgc.return` for each float32
+      result.
+    * A float32 `cgc.constant` takes the type `to` (the `constant` qualifier
+      stays). Its weights file still holds float32 data: the runtime converts
+      it once, when it uploads the constants, rounding to nearest-even and
+      saturating finite values to the target's finite range (float32's
+      lowest, a common attention-mask value, becomes -65504 in float16,
+      not -inf). A constant that only layers kept in float32 read, or that is
+      returned as it is, keeps float32.
+    * Attributes that name float32 follow the values: `cgc_op.cast`'s `to`
+      (so a cast to float32 in the model becomes a cast to `to`), and any
+      other type attribute.
+    * Kept in float32, with casts leading in and out: `cgc_op.reduce_sum`,
+      `cgc_op.reduce_prod` and `cgc_op.cumsum`, whose results grow with the
+      length of the axes they run along, which the model does not bound (a
+      sum of 4096 values near 16 exceeds float16's 65504). A kept layer's
+      result stays float32 for the kept layers and outputs that read it and is
+      cast to `to` once for the converted layers that read it. No layer's
+      verifier requires float32, so no other layer needs to stay.
+    * Casts are created only where a value crosses between float32 and
+      `to`, once per value; casts that convert a value to its own type (also
+      ones the model had) are removed. Converting a converted model changes
+      nothing. The result is verified.
+
+    ```mlir
+    // cgc-opt --cgc-convert-precision=to=float16
+    cgc.entry_point @main(%x: !cgc.tensor<4x!cgc.float32>) -> !cgc.tensor<4x!cgc.float32> {
+      %0 = cgc_op.cast(%x) {to = !cgc.float16} : (!cgc.tensor<4x!cgc.float32>) -> !cgc.tensor<4x!cgc.float16>
+      %w = cgc.constant("w") : !cgc.tensor<constant 4x!cgc.float16>
+      %1 = cgc_op.mul(%0, %w) : (!cgc.tensor<4x!cgc.float16>, !cgc.tensor<constant 4x!cgc.float16>) -> !cgc.tensor<4x!cgc.float16>
+      %2 = cgc_op.cast(%1) {to = !cgc.float32} : (!cgc.tensor<4x!cgc.float16>) -> !cgc.tensor<4x!cgc.float32>
+      cgc.return %2 : !cgc.tensor<4x!cgc.float32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+  let options = [
+    Option<"to", "to", "std::string", /*default=*/"\"\"",
+           "The type float32 values become: float16 or bfloat16">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // The compiler's stages (see cgc/Compiler/Compiler.h)
 //===----------------------------------------------------------------------===//
 

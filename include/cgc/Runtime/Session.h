@@ -22,7 +22,12 @@
 // DispatchGraph per partition invocation, output readbacks, with a
 // buffer-range barrier wherever a later command touches bytes an earlier one
 // wrote (or writes bytes an earlier one read). `run` may be called any number
-// of times (not concurrently).
+// of times (not concurrently). `timeRuns` re-executes the dispatches alone,
+// on the inputs the last run left on the device (a benchmark's
+// device-resident latency). `runProfiled` runs once with a device timestamp
+// around every upload, dispatch and readback (the device API's timestamp
+// queries), and SessionStats::phases says when each phase of creating the
+// session ran, on which thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +36,7 @@
 
 #include "cgc/Runtime/Tensor.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +57,22 @@ struct CompilerOptions {
     Baseline,
   };
   Compiler compiler = Compiler::Default;
+
+  /// The floating-point type a float32 model computes in (TensorRT's
+  /// `--fp16`). With Float16 or BFloat16 every float32 value inside the model
+  /// takes that type, kernels accumulate in float32, and the inputs and
+  /// outputs stay float32 (converted at the model's boundary); float32
+  /// weights are converted once, when the session uploads them, rounding to
+  /// nearest-even and saturating to the type's finite range. A few layers
+  /// stay float32 (the `cgc-convert-precision` pass lists them). Both
+  /// compilers honour it; Output IR runs in the precision it was compiled
+  /// with.
+  enum class Precision {
+    Float32, ///< as the model says
+    Float16,
+    BFloat16,
+  };
+  Precision precision = Precision::Float32;
 
   enum class PartitionMode {
     PerTarget,   ///< maximal convex runs of one target's subgraphs
@@ -102,6 +124,16 @@ struct TensorInfo {
   uint64_t sizeInBytes;
 };
 
+/// A subgraph a partition invokes.
+struct SubgraphInfo {
+  std::string name;    ///< its symbol ("convReluAdd")
+  std::string origin;  ///< the target that implements it ("cpu", "cpu.fallback")
+  std::string pattern; ///< the driver pattern it was matched by; empty if none
+  /// Its layers, in order ("cgc_op.convolution", "cgc_op.relu", ...).
+  std::vector<std::string> layers;
+  unsigned numInvocations; ///< per dispatch of the partition
+};
+
 /// One compiled partition.
 struct PartitionInfo {
   std::string name;
@@ -109,12 +141,30 @@ struct PartitionInfo {
   unsigned numInvocations;
   uint64_t temporaryResourceSize;
   uint64_t persistentResourceSize;
+  /// The subgraphs it invokes, in order of first invocation.
+  std::vector<SubgraphInfo> subgraphs;
+};
+
+/// When one phase of creating a session ran: host wall time on one thread.
+struct PhaseTiming {
+  /// "create device", "parse", "compile: match", "state object @p0", ...
+  std::string name;
+  /// What kind of phase: "load", "compile", "state-object", "resources",
+  /// "constants" or "record".
+  std::string category;
+  std::chrono::steady_clock::time_point begin, end;
+  /// The thread: 0 is the one that created the session; 1, 2, ... the
+  /// further threads that compiled state objects beside it.
+  unsigned thread = 0;
 };
 
 /// What compiling Input IR produced (all zero for an Output IR model).
 struct CompileStats {
   /// "default" or "baseline"; empty when the model was Output IR.
   std::string compiler;
+  /// What float32 values computed in: "float32", "float16" or "bfloat16";
+  /// empty when the model was Output IR.
+  std::string precision;
   /// The compile target names: the driver's ("cpu") and its fallback
   /// ("cpu.fallback").
   std::string target, fallbackTarget;
@@ -134,6 +184,11 @@ struct CompileStats {
   unsigned numBarriers = 0;     ///< invocations the compiler says must wait
   unsigned numGlobalBarriers = 0; ///< barriers if each were global
   double seconds = 0;
+  /// When each compiler stage ran: asking the driver for its patterns
+  /// ("compile: the driver's patterns"), then the stages of
+  /// cgc::compiler::compile ("compile: match", ...); for the baseline
+  /// compiler "compile: convert-precision" and "compile: baseline pipeline".
+  std::vector<PhaseTiming> stages;
 };
 
 /// What creating the session found and cost.
@@ -162,6 +217,51 @@ struct SessionStats {
   unsigned numGlobalBarriers = 0;
   double loadSeconds = 0;    // parse, compile Input IR (compile.seconds), verify
   double compileSeconds = 0; // state objects (parallel) and resources
+  /// Every phase of `Session::create`, in order of their start: loading
+  /// (the compiler's stages among them), one state-object compilation per
+  /// partition on the thread that did it, resource creation, the constant
+  /// upload, recording the run list.
+  std::vector<PhaseTiming> phases;
+};
+
+/// What `Session::timeRuns` measured.
+struct RunTimings {
+  /// Seconds per execution, in order: host time from submitting the command
+  /// list to the return of the fence wait.
+  std::vector<double> seconds;
+  /// Inputs the timed list uploads again (from the last run's upload
+  /// buffers) before its dispatches, because the program writes over their
+  /// bytes (inputs placed in scratch); 0 when every input stays intact and
+  /// the list holds dispatches and barriers alone.
+  unsigned numInputUploads = 0;
+};
+
+/// One command of a profiled run, timed on the device.
+struct ProfiledCommand {
+  enum class Kind { Upload, Dispatch, Readback };
+  Kind kind;
+  /// The partition dispatched, or the input uploaded / output read back.
+  std::string name;
+  unsigned partition = 0;  ///< Dispatch: index into Session::getPartitions()
+  unsigned invocation = 0; ///< Dispatch: the invocation's index in the program
+  uint64_t sizeInBytes = 0; ///< Upload, Readback: bytes copied
+  /// Device time in nanoseconds since the run's first timestamp (the one
+  /// before its first command); the device's clock, not the host's.
+  int64_t deviceBeginNs = 0, deviceEndNs = 0;
+};
+
+/// What `Session::runProfiled` measured.
+struct RunProfile {
+  std::vector<HostTensor> outputs;
+  /// Every upload, dispatch and readback, in the order the list runs them.
+  std::vector<ProfiledCommand> commands;
+  /// Host time: just before the list was submitted, and when the fence wait
+  /// returned. The device's times start between the two: placing
+  /// deviceBeginNs 0 at `submitted` puts them on the host's timeline to
+  /// within the submission latency.
+  std::chrono::steady_clock::time_point submitted, completed;
+  /// The device's timestamp frequency (ticks per second).
+  uint64_t timestampFrequency = 0;
 };
 
 class Session {
@@ -176,6 +276,22 @@ public:
   /// Runs the program on `inputs` (one per input, in order, with exactly the
   /// input's dtype and shape) and returns the outputs in order.
   Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
+
+  /// Executes the program's dispatches `count` times on the inputs the last
+  /// successful `run` left on the device, timing each execution. A second
+  /// command list, recorded on the first call, holds every partition
+  /// invocation's SetProgram + DispatchGraph and the barriers between them,
+  /// but no uploads or readbacks; later `run`s are unaffected. Fails when no
+  /// `run` has succeeded yet.
+  Result<RunTimings> timeRuns(unsigned count);
+
+  /// Runs the program once, like `run`, from a third command list (recorded
+  /// on the first call) with a timestamp before and after every upload,
+  /// dispatch and readback. Timestamps order the commands one after another,
+  /// so device times add up, but the list forgoes the concurrency of the
+  /// run list. Fails with the device API's message when the device has no
+  /// timestamp queries (CGC_FEATURE_TIMESTAMP_QUERIES).
+  Result<RunProfile> runProfiled(const std::vector<HostTensor> &inputs);
 
   const std::vector<TensorInfo> &getInputs() const;
   const std::vector<TensorInfo> &getOutputs() const;

@@ -159,6 +159,36 @@ TEST(CUDADependencies, ChainOnOneRangeKeepsSingleEdges) {
         << "dispatch " << i;
 }
 
+TEST(CUDADependencies, TimestampsOrderLikeGlobalBarriersOnBothSides) {
+  DependencyBuilder builder;
+  uint32_t first = builder.addOrderedCommand(0);
+  EXPECT_TRUE(predecessorsOf(builder, first).empty()) << "nothing before the list's first";
+  uint32_t a = builder.addCommand(1, Ranges{range(0, 64)});
+  uint32_t b = builder.addCommand(2, Ranges{range(64, 128)});
+  uint32_t timestamp = builder.addOrderedCommand(3);
+  uint32_t c = builder.addCommand(4, Ranges{range(128, 192)});
+  uint32_t second = builder.addOrderedCommand(5);
+  uint32_t third = builder.addOrderedCommand(6);
+  uint32_t resolve = builder.addCommand(7, Ranges{range(4096, 4112)});
+
+  // a and b may still run together, after the first timestamp; the next one
+  // waits for both through a join, and c waits for it.
+  EXPECT_EQ(predecessorsOf(builder, a), std::vector<uint32_t>{first});
+  EXPECT_EQ(predecessorsOf(builder, b), std::vector<uint32_t>{first});
+  std::vector<uint32_t> beforeTimestamp = predecessorsOf(builder, timestamp);
+  ASSERT_EQ(beforeTimestamp.size(), 1u);
+  const DependencyNode &join = builder.getNodes().at(beforeTimestamp.front());
+  EXPECT_EQ(join.command, DependencyNode::kJoin);
+  EXPECT_EQ(join.predecessors, (std::vector<uint32_t>{a, b}));
+  EXPECT_EQ(predecessorsOf(builder, c), std::vector<uint32_t>{timestamp});
+  // Back to back: a chain, with no join for a single command.
+  EXPECT_EQ(predecessorsOf(builder, second), std::vector<uint32_t>{c});
+  EXPECT_EQ(predecessorsOf(builder, third), std::vector<uint32_t>{second});
+  // A resolve after them reads every query they wrote.
+  EXPECT_EQ(predecessorsOf(builder, resolve), std::vector<uint32_t>{third});
+  EXPECT_EQ(builder.getNodes().at(timestamp).command, 3u);
+}
+
 TEST(CUDADependencies, PredecessorsComeFirst) {
   DependencyBuilder builder;
   for (uint32_t i = 0; i < 32; ++i) {

@@ -360,10 +360,9 @@ std::vector<HostTensor> CUDAKernelTest::makeInputs(const OpCase &opCase) {
   return inputs;
 }
 
-/// Empty tensors of the result types of `op`.
-static std::vector<HostTensor> makeOutputs(mlir::Operation *op) {
+std::vector<HostTensor> makeOutputs(mlir::TypeRange types) {
   std::vector<HostTensor> outputs;
-  for (mlir::Type type : op->getResultTypes()) {
+  for (mlir::Type type : types) {
     auto tensorType = llvm::cast<cgc::TensorType>(type);
     std::optional<DType> dtype = toDType(tensorType.getElementType());
     EXPECT_TRUE(dtype.has_value());
@@ -373,6 +372,11 @@ static std::vector<HostTensor> makeOutputs(mlir::Operation *op) {
     std::fill(outputs.back().bytes.begin(), outputs.back().bytes.end(), 0xA5);
   }
   return outputs;
+}
+
+/// Empty tensors of the result types of `op`.
+static std::vector<HostTensor> makeOutputs(mlir::Operation *op) {
+  return makeOutputs(op->getResultTypes());
 }
 
 std::vector<HostTensor> CUDAKernelTest::runCpu(mlir::Operation *op,
@@ -413,7 +417,13 @@ CUDAKernelTest::runCuda(mlir::Operation *op, const std::vector<HostTensor> &inpu
     ADD_FAILURE() << "CUDA buildKernel failed: " << llvm::toString(kernel.takeError());
     return {};
   }
-  std::vector<HostTensor> outputs = makeOutputs(op);
+  return launchOnCuda(*kernel, inputs, makeOutputs(op), capture);
+}
+
+std::vector<HostTensor> launchOnCuda(const Kernel &builtKernel,
+                                     const std::vector<HostTensor> &inputs,
+                                     std::vector<HostTensor> outputs, bool capture) {
+  const Kernel *kernel = &builtKernel;
   // Every buffer is allocated (at least 1 byte) so that pointers are valid.
   std::vector<void *> allocations;
   auto allocate = [&](size_t bytes) -> void * {

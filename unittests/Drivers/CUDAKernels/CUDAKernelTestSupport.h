@@ -18,6 +18,7 @@
 #include "drivers/cuda/kernels/KernelContextImpl.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/TypeRange.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <gtest/gtest.h>
@@ -121,6 +122,13 @@ public:
   std::vector<mlir::OwningOpRef<mlir::Operation *>> modules;
   std::mt19937 rng{20250611};
 };
+
+/// Poisoned host tensors of `types` (cgc tensor types).
+std::vector<HostTensor> makeOutputs(mlir::TypeRange types);
+/// Runs a built CUDA kernel on device copies of `inputs`, writing `outputs`
+/// (their shapes and types given); with `capture`, through a CUDA graph.
+std::vector<HostTensor> launchOnCuda(const Kernel &kernel, const std::vector<HostTensor> &inputs,
+                                     std::vector<HostTensor> outputs, bool capture = false);
 
 /// Expects `actual` (CUDA) to match `expected` (CPU).
 void expectClose(const HostTensor &actual, const HostTensor &expected, Tolerance tolerance,

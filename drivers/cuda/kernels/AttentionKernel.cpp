@@ -1,0 +1,490 @@
+//===- AttentionKernel.cpp - one-kernel scaled-dot-product attention ------===//
+//
+// The generated kernel: blocks of 128 threads, each block one tile of 16
+// queries of one batch matrix, 8 threads per query. Per tile of 32 keys the
+// block stages Kᵀ and V in shared memory (as float32); each thread computes
+// 4 scores of its query, applies the scale, the score steps and the masks,
+// and the 8 threads of a query combine their maxima and sums with warp
+// shuffles (they are neighbouring lanes of one warp). The running output
+// (8 value columns apart per thread) is rescaled by exp(old max - new max)
+// before the tile's weights are added in, and divided by the running sum at
+// the end. Shared memory stays under the 48 KiB a block gets without
+// opting in (43 KiB at head dimensions of 128).
+//
+// As on the CPU, a query whose every key is masked out gets NaN (0/0) and
+// an attention over no keys gives 0. With a NaN guard on the probabilities
+// (AttentionPlan::nanReplacementInput), such a query's probabilities are all
+// the replacement r, so it gets r times the sum of the values, which the
+// threads then also accumulate. (A NaN score among finite ones, from NaN
+// inputs, still makes its query NaN.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+#include "DeviceCode.h"
+
+#include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace cgc::cuda {
+
+namespace {
+/// The kernel's tiling (the generated source spells the same numbers).
+constexpr int64_t kQueryTile = 16;
+constexpr int64_t kThreads = 128;
+/// The grid's y dimension covers batch matrices; blocks loop past this.
+constexpr int64_t kMaxBatchBlocks = 65535;
+} // namespace
+
+AttentionView makeAttentionView(unsigned input, DType dtype, llvm::ArrayRef<int64_t> shape,
+                                llvm::ArrayRef<int64_t> targetShape) {
+  Shape strides = getBroadcastStrides(shape, targetShape);
+  AttentionView view;
+  view.input = input;
+  view.dtype = dtype;
+  view.batchStrides.assign(strides.begin(), strides.end() - 2);
+  view.rowStride = strides.end()[-2];
+  view.columnStride = strides.back();
+  return view;
+}
+
+std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan &plan) {
+  if (!isFloat32ComputedDType(plan.dtype))
+    return std::string("element type ") + getDTypeName(plan.dtype);
+  if (plan.embedding > kMaxAttentionHeadDim)
+    return "query/key head dimension " + std::to_string(plan.embedding) + " (more than " +
+           std::to_string(kMaxAttentionHeadDim) + ")";
+  if (plan.valueEmbedding > kMaxAttentionHeadDim)
+    return "value head dimension " + std::to_string(plan.valueEmbedding) + " (more than " +
+           std::to_string(kMaxAttentionHeadDim) + ")";
+  if (plan.steps.size() > kMaxAttentionScoreSteps)
+    return "a chain of " + std::to_string(plan.steps.size()) + " score layers (more than " +
+           std::to_string(kMaxAttentionScoreSteps) + ")";
+  if ((plan.queries + kQueryTile - 1) / kQueryTile > INT_MAX)
+    return std::to_string(plan.queries) + " queries";
+  return std::nullopt;
+}
+
+namespace {
+
+/// The views of a plan in kernel-parameter order, and the code reading them.
+class ViewTable {
+public:
+  explicit ViewTable(const AttentionPlan &plan)
+      : batchRank(std::max<size_t>(plan.batch.size(), 1)) {}
+
+  /// Adds `view`; returns its index.
+  size_t add(const AttentionView &view) {
+    views.push_back(&view);
+    return views.size() - 1;
+  }
+  size_t size() const { return views.size(); }
+  size_t getBatchRank() const { return batchRank; }
+  llvm::ArrayRef<const AttentionView *> getViews() const { return views; }
+
+  /// The compute value of view `index` at (`row`, `column`).
+  std::string read(size_t index, const std::string &row, const std::string &column) const {
+    std::string at = std::to_string(index);
+    std::string offset = "base[" + at + "] + (" + row + ") * p.views[" + at + "][" +
+                         std::to_string(batchRank) + "] + (" + column + ") * p.views[" + at + "][" +
+                         std::to_string(batchRank + 1) + "]";
+    return loadValue(views[index]->dtype,
+                     "in" + std::to_string(views[index]->input) + "[" + offset + "]");
+  }
+
+private:
+  size_t batchRank;
+  llvm::SmallVector<const AttentionView *, 8> views;
+};
+
+/// The float value of an operand at (`row`, `column`).
+std::string readOperand(const ViewTable &table, size_t view, std::optional<size_t> factor,
+                        const std::string &row, const std::string &column) {
+  std::string value = "(float)(" + table.read(view, row, column) + ")";
+  if (factor)
+    value += " * (float)(" + table.read(*factor, row, column) + ")";
+  return value;
+}
+
+/// Statements adjusting the score `s` of (`query`, `key`).
+std::string scoreStatements(const AttentionPlan &plan, const ViewTable &table,
+                            llvm::ArrayRef<std::optional<size_t>> stepViews) {
+  std::string code;
+  if (plan.scale)
+    code += "          s = s * " + floatLiteral(*plan.scale, "float") + ";\n";
+  for (auto [step, view] : llvm::zip(plan.steps, stepViews)) {
+    std::string x = view ? "(float)(" + table.read(*view, "query", "key") + ")" : "s";
+    std::string lhs = step.scoreIsLhs ? "s" : x, rhs = step.scoreIsLhs ? x : "s";
+    switch (step.kind) {
+    case AttentionScoreStep::Kind::Add:
+      code += "          s = " + lhs + " + " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Subtract:
+      code += "          s = " + lhs + " - " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Multiply:
+      code += "          s = " + lhs + " * " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Divide:
+      code += "          s = " + lhs + " / " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::KeepWhere:
+      // The operand is bool: loadValue gives (x != 0).
+      code += "          if (!" + table.read(*view, "query", "key") + ") s = negativeInfinity;\n";
+      break;
+    }
+  }
+  if (plan.causal)
+    code += "          if (key > query) s = negativeInfinity;\n";
+  return code;
+}
+
+} // namespace
+
+std::string generateAttentionSource(const AttentionPlan &plan) {
+  ViewTable table(plan);
+  size_t queryView = table.add(plan.query.view);
+  std::optional<size_t> queryFactor, keyFactor;
+  if (plan.query.factor)
+    queryFactor = table.add(*plan.query.factor);
+  size_t keyView = table.add(plan.key.view);
+  if (plan.key.factor)
+    keyFactor = table.add(*plan.key.factor);
+  size_t valueView = table.add(plan.value);
+  llvm::SmallVector<std::optional<size_t>, 4> stepViews;
+  for (const AttentionScoreStep &step : plan.steps)
+    stepViews.push_back(step.operand ? std::optional<size_t>(table.add(*step.operand))
+                                     : std::nullopt);
+  size_t rank = table.getBatchRank(), viewCount = table.size();
+  int64_t e = plan.embedding, ev = plan.valueEmbedding;
+  // Row strides of the shared tiles are odd, so that the threads of a warp
+  // reading one column of different rows hit different banks.
+  int64_t queryStride = e % 2 ? e : e + 1;
+  int64_t keyStride = queryStride;
+  int64_t valueColumns = std::max<int64_t>(ev, 1);
+  int64_t valuesPerThread = std::max<int64_t>((ev + 7) / 8, 1);
+  // Kᵀ tiles are loaded along whichever of its dimensions is contiguous.
+  bool keysContiguous = plan.key.view.columnStride == 1 && plan.key.view.rowStride != 1;
+
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  os << "struct cgc_attention_params {\n"
+     << "  long long batches, queries, keys;\n"
+     << "  long long batchSizes[" << rank << "];\n"
+     << "  long long views[" << viewCount << "][" << rank + 2 << "];\n"
+     << "};\n\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(128) cgc_attention(";
+  for (auto [index, dtype] : llvm::enumerate(plan.inputTypes))
+    os << "const " << getStorageType(dtype) << " *in" << index << ", ";
+  os << getStorageType(plan.dtype) << " *out, cgc_attention_params p) {\n";
+  os << "  constexpr int E = " << e << ", EV = " << ev << ";\n"
+     << "  __shared__ float queryTile[16][" << queryStride << "];\n"
+     << "  __shared__ float keyTile[32][" << keyStride << "];\n"
+     << "  __shared__ float valueTile[32][" << valueColumns << "];\n"
+     << "  __shared__ float weightTile[16][33];\n"
+     << "  const int row = threadIdx.x >> 3, lane = threadIdx.x & 7;\n"
+     << "  const long long firstQuery = (long long)blockIdx.x * 16;\n"
+     << "  const long long query = firstQuery + row;\n"
+     << "  const float negativeInfinity = __int_as_float((int)0xff800000u);\n";
+  if (plan.causal)
+    // Keys after the tile's last query are masked for all of its queries.
+    os << "  const long long keyEnd = p.keys < firstQuery + 16 ? p.keys : firstQuery + 16;\n";
+  else
+    os << "  const long long keyEnd = p.keys;\n";
+  os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
+     << "    long long base[" << viewCount << "];\n"
+     << "    for (int v = 0; v < " << viewCount << "; ++v)\n"
+     << "      base[v] = 0;\n"
+     << "    long long rest = batch;\n"
+     << "    for (int d = " << rank - 1 << "; d >= 0; --d) {\n"
+     << "      const long long coordinate = rest % p.batchSizes[d];\n"
+     << "      rest /= p.batchSizes[d];\n"
+     << "      for (int v = 0; v < " << viewCount << "; ++v)\n"
+     << "        base[v] += coordinate * p.views[v][d];\n"
+     << "    }\n"
+     << "    // The previous batch matrix's reads of the query tile are done.\n"
+     << "    __syncthreads();\n";
+  if (e > 0)
+    os << "    for (int i = threadIdx.x; i < 16 * E; i += 128) {\n"
+       << "      const int r = i / E, e = i % E;\n"
+       << "      const long long l = firstQuery + r;\n"
+       << "      queryTile[r][e] = l < p.queries ? "
+       << readOperand(table, queryView, queryFactor, "l", "e") << " : 0.0f;\n"
+       << "    }\n";
+  os << "    float runningMax = negativeInfinity, runningSum = 0.0f;\n"
+     << "    float accumulator[" << valuesPerThread << "];\n"
+     << "#pragma unroll\n"
+     << "    for (int j = 0; j < " << valuesPerThread << "; ++j)\n"
+     << "      accumulator[j] = 0.0f;\n";
+  bool guarded = plan.nanReplacementInput.has_value();
+  if (guarded)
+    os << "    float valueSum[" << valuesPerThread << "];\n"
+       << "#pragma unroll\n"
+       << "    for (int j = 0; j < " << valuesPerThread << "; ++j)\n"
+       << "      valueSum[j] = 0.0f;\n";
+  os << "    for (long long keyStart = 0; keyStart < keyEnd; keyStart += 32) {\n"
+     << "      // The previous key tile's reads are done.\n"
+     << "      __syncthreads();\n";
+  if (e > 0)
+    os << "      for (int i = threadIdx.x; i < 32 * E; i += 128) {\n"
+       << (keysContiguous ? "        const int e = i / 32, c = i % 32;\n"
+                          : "        const int c = i / E, e = i % E;\n")
+       << "        const long long key = keyStart + c;\n"
+       << "        keyTile[c][e] = key < p.keys ? "
+       << readOperand(table, keyView, keyFactor, "e", "key") << " : 0.0f;\n"
+       << "      }\n";
+  os << "      for (int i = threadIdx.x; i < 32 * EV; i += 128) {\n"
+     << "        const int c = i / EV, d = i % EV;\n"
+     << "        const long long key = keyStart + c;\n"
+     << "        valueTile[c][d] = key < p.keys ? "
+     << readOperand(table, valueView, std::nullopt, "key", "d") << " : 0.0f;\n"
+     << "      }\n"
+     << "      __syncthreads();\n"
+     << "      float score[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n"
+     << "#pragma unroll 8\n"
+     << "      for (int e = 0; e < E; ++e) {\n"
+     << "        const float q = queryTile[row][e];\n"
+     << "#pragma unroll\n"
+     << "        for (int j = 0; j < 4; ++j)\n"
+     << "          score[j] = fmaf(q, keyTile[lane + 8 * j][e], score[j]);\n"
+     << "      }\n"
+     << "      float tileMax = negativeInfinity;\n"
+     << "#pragma unroll\n"
+     << "      for (int j = 0; j < 4; ++j) {\n"
+     << "        const long long key = keyStart + lane + 8 * j;\n"
+     << "        float s = score[j];\n"
+     << "        if (query < p.queries && key < p.keys) {\n"
+     << scoreStatements(plan, table, stepViews) << "        } else {\n"
+     << "          s = negativeInfinity;\n"
+     << "        }\n"
+     << "        score[j] = s;\n"
+     << "        tileMax = fmaxf(tileMax, s);\n"
+     << "      }\n"
+     << "      // The 8 threads of a query are lanes 8r..8r+7 of one warp.\n"
+     << "      for (int offset = 1; offset < 8; offset <<= 1)\n"
+     << "        tileMax = fmaxf(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, offset));\n"
+     << "      const float newMax = fmaxf(runningMax, tileMax);\n"
+     << "      // While every score so far is masked (-inf), exponents stay finite.\n"
+     << "      const float shift = newMax == negativeInfinity ? 0.0f : newMax;\n"
+     << "      const float correction = expf(runningMax - shift);\n"
+     << "      float tileSum = 0.0f;\n"
+     << "#pragma unroll\n"
+     << "      for (int j = 0; j < 4; ++j) {\n"
+     << "        const float weight = expf(score[j] - shift);\n"
+     << "        weightTile[row][lane + 8 * j] = weight;\n"
+     << "        tileSum += weight;\n"
+     << "      }\n"
+     << "      for (int offset = 1; offset < 8; offset <<= 1)\n"
+     << "        tileSum += __shfl_xor_sync(0xffffffffu, tileSum, offset);\n"
+     << "      runningSum = runningSum * correction + tileSum;\n"
+     << "      runningMax = newMax;\n"
+     << "      // A query's weights are written and read by its own 8 lanes.\n"
+     << "      __syncwarp();\n"
+     << "#pragma unroll\n"
+     << "      for (int j = 0; j < " << valuesPerThread << "; ++j)\n"
+     << "        accumulator[j] *= correction;\n"
+     << "      for (int c = 0; c < 32; ++c) {\n"
+     << "        const float weight = weightTile[row][c];\n"
+     << "#pragma unroll\n"
+     << "        for (int j = 0; j < " << valuesPerThread << "; ++j) {\n"
+     << "          const int d = lane + 8 * j;\n"
+     << "          if (d < EV)\n"
+     << "            accumulator[j] = fmaf(weight, valueTile[c][d], accumulator[j]);\n"
+     << "        }\n"
+     << "      }\n";
+  if (guarded)
+    // Keys past the end were staged as zeros.
+    os << "      for (int c = 0; c < 32; ++c) {\n"
+       << "#pragma unroll\n"
+       << "        for (int j = 0; j < " << valuesPerThread << "; ++j) {\n"
+       << "          const int d = lane + 8 * j;\n"
+       << "          if (d < EV)\n"
+       << "            valueSum[j] += valueTile[c][d];\n"
+       << "        }\n"
+       << "      }\n";
+  os << "    }\n"
+     << "    if (query < p.queries) {\n"
+     << "      const long long at = (batch * p.queries + query) * EV;\n"
+     << "#pragma unroll\n"
+     << "      for (int j = 0; j < " << valuesPerThread << "; ++j) {\n"
+     << "        const int d = lane + 8 * j;\n"
+     << "        if (d < EV) {\n"
+     << "          float result = p.keys == 0 ? 0.0f : accumulator[j] / runningSum;\n";
+  if (guarded) {
+    unsigned input = *plan.nanReplacementInput;
+    os << "          if (p.keys != 0 && runningSum == 0.0f)\n"
+       << "            result = "
+       << loadValue(plan.inputTypes[input], "in" + std::to_string(input) + "[0]")
+       << " * valueSum[j];\n";
+  }
+  os << "          out[at + d] = " << storeValue(plan.dtype, "result") << ";\n"
+     << "        }\n"
+     << "      }\n"
+     << "    }\n"
+     << "  }\n"
+     << "}\n";
+  return source;
+}
+
+/// The kernel parameter block of `plan`: the layout of cgc_attention_params
+/// (all long long).
+static std::vector<int64_t> makeAttentionParams(const AttentionPlan &plan) {
+  std::vector<int64_t> params = {getNumElements(plan.batch), plan.queries, plan.keys};
+  if (plan.batch.empty())
+    params.push_back(1);
+  params.insert(params.end(), plan.batch.begin(), plan.batch.end());
+  auto addView = [&](const AttentionView &view) {
+    if (plan.batch.empty())
+      params.push_back(0);
+    params.insert(params.end(), view.batchStrides.begin(), view.batchStrides.end());
+    params.push_back(view.rowStride);
+    params.push_back(view.columnStride);
+  };
+  // The order of generateAttentionSource's views.
+  addView(plan.query.view);
+  if (plan.query.factor)
+    addView(*plan.query.factor);
+  addView(plan.key.view);
+  if (plan.key.factor)
+    addView(*plan.key.factor);
+  addView(plan.value);
+  for (const AttentionScoreStep &step : plan.steps)
+    if (step.operand)
+      addView(*step.operand);
+  return params;
+}
+
+llvm::Expected<Kernel> buildAttentionPlanKernel(const AttentionPlan &plan,
+                                                KernelContext::Impl &context,
+                                                llvm::StringRef name) {
+  std::string kernelName = name.str();
+  auto makeError = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), name + ": " + message);
+  };
+  if (std::optional<std::string> what = getUnimplementedAttentionFeature(plan))
+    return makeError(*what + " is not implemented on the CUDA driver");
+  int64_t batches = getNumElements(plan.batch);
+  if (batches == 0 || plan.queries == 0 || plan.valueEmbedding == 0)
+    return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+  llvm::Expected<DeviceFunction> function =
+      context.getCompiler().getFunction(generateAttentionSource(plan), "cgc_attention");
+  if (!function)
+    return makeError(llvm::toString(function.takeError()));
+  auto tiles = static_cast<unsigned>((plan.queries + kQueryTile - 1) / kQueryTile);
+  auto batchBlocks = static_cast<unsigned>(std::min(batches, kMaxBatchBlocks));
+  size_t inputCount = plan.inputTypes.size();
+  return Kernel{
+      [function = std::move(*function), tiles, batchBlocks, inputCount,
+       params = makeAttentionParams(plan), kernelName](const LaunchArgs &args) -> std::string {
+        if (args.inputs.size() < inputCount || args.outputs.empty())
+          return kernelName + ": launched with " + std::to_string(args.inputs.size()) +
+                 " inputs and " + std::to_string(args.outputs.size()) + " outputs, expected " +
+                 std::to_string(inputCount) + " and 1";
+        llvm::SmallVector<const void *, 8> pointers(args.inputs.begin(),
+                                                    args.inputs.begin() + inputCount);
+        void *output = args.outputs[0];
+        llvm::SmallVector<void *, 12> arguments;
+        for (const void *&pointer : pointers)
+          arguments.push_back(&pointer);
+        arguments.push_back(&output);
+        arguments.push_back(const_cast<int64_t *>(params.data()));
+        cudaError_t error = function.launch(dim3(tiles, batchBlocks), dim3(kThreads),
+                                            arguments.data(), 0, args.stream);
+        return error == cudaSuccess ? std::string()
+                                    : describeLaunchFailure(kernelName, "cudaLaunchKernel", error);
+      },
+      0};
+}
+
+//===----------------------------------------------------------------------===//
+// cgc_op.scaled_dot_product_attention
+//===----------------------------------------------------------------------===//
+
+/// `batch` followed by `rows` and `columns`.
+static Shape matrixShape(llvm::ArrayRef<int64_t> batch, int64_t rows, int64_t columns) {
+  Shape shape(batch);
+  shape.append({rows, columns});
+  return shape;
+}
+
+/// The plan of a cgc_op.scaled_dot_product_attention layer, or the error
+/// naming what the kernel does not implement.
+static llvm::Expected<AttentionPlan> readAttentionOp(mlir::Operation *op) {
+  auto attention = llvm::cast<op::ScaledDotProductAttentionOp>(op);
+  auto query = getTensorInfo(op, attention.getQuery());
+  if (!query)
+    return query.takeError();
+  auto key = getTensorInfo(op, attention.getKey());
+  if (!key)
+    return key.takeError();
+  auto value = getTensorInfo(op, attention.getValue());
+  if (!value)
+    return value.takeError();
+  auto output = getTensorInfo(op, attention.getOutput());
+  if (!output)
+    return output.takeError();
+  DType dtype = query->dtype;
+  for (DType operandType : {dtype, key->dtype, value->dtype, output->dtype})
+    if (!isFloat32ComputedDType(operandType) || operandType != dtype)
+      return unimplementedElementType(op,
+                                      isFloat32ComputedDType(operandType) ? dtype : operandType);
+  if (query->getRank() < 2 || key->getRank() < 2 || value->getRank() < 2 || output->getRank() < 2)
+    return makeKernelError(op, "query, key and value must be of rank 2 or more");
+
+  AttentionPlan plan;
+  plan.dtype = dtype;
+  plan.inputTypes = {dtype, dtype, dtype};
+  plan.batch.assign(output->shape.begin(), output->shape.end() - 2);
+  plan.queries = query->shape.end()[-2];
+  plan.embedding = query->shape.back();
+  plan.keys = key->shape.end()[-2];
+  plan.valueEmbedding = value->shape.back();
+  plan.query.view = makeAttentionView(0, dtype, query->shape,
+                                      matrixShape(plan.batch, plan.queries, plan.embedding));
+  // K is [..., S, E]: read as Kᵀ, its rows are the embedding.
+  AttentionView keyRows =
+      makeAttentionView(1, dtype, key->shape, matrixShape(plan.batch, plan.keys, plan.embedding));
+  std::swap(keyRows.rowStride, keyRows.columnStride);
+  plan.key.view = keyRows;
+  plan.value = makeAttentionView(2, dtype, value->shape,
+                                 matrixShape(plan.batch, plan.keys, plan.valueEmbedding));
+  plan.scale = attention.getScale() ? attention.getScale()->convertToDouble()
+                                    : 1.0 / std::sqrt(static_cast<double>(plan.embedding));
+  plan.causal = attention.getIsCausal();
+  if (mlir::Value maskValue = attention.getMask()) {
+    auto mask = getTensorInfo(op, maskValue);
+    if (!mask)
+      return mask.takeError();
+    AttentionScoreStep step;
+    if (mask->dtype == DType::Bool)
+      step.kind = AttentionScoreStep::Kind::KeepWhere;
+    else if (mask->dtype == dtype)
+      step.kind = AttentionScoreStep::Kind::Add;
+    else
+      return unimplementedFeature(op,
+                                  llvm::Twine("mask element type ") + getDTypeName(mask->dtype));
+    Shape scores = matrixShape(plan.batch, plan.queries, plan.keys);
+    if (mask->getRank() > static_cast<int64_t>(scores.size()))
+      return makeKernelError(op, "the mask does not broadcast to the attention scores");
+    step.operand = makeAttentionView(3, mask->dtype, mask->shape, scores);
+    plan.inputTypes.push_back(mask->dtype);
+    plan.steps.push_back(std::move(step));
+  }
+  if (std::optional<std::string> what = getUnimplementedAttentionFeature(plan))
+    return unimplementedFeature(op, *what);
+  return plan;
+}
+
+llvm::Expected<Kernel> buildAttentionKernel(mlir::Operation *op, KernelContext::Impl &context) {
+  llvm::Expected<AttentionPlan> plan = readAttentionOp(op);
+  if (!plan)
+    return plan.takeError();
+  return buildAttentionPlanKernel(*plan, context, op->getName().getStringRef());
+}
+
+} // namespace cgc::cuda

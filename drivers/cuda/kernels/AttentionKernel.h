@@ -1,0 +1,124 @@
+//===- AttentionKernel.h - one-kernel scaled-dot-product attention -*- C++ -*-===//
+//
+// softmax(Q·Kᵀ, adjusted) · V in one generated kernel (NVRTC), flash-attention
+// style: a block takes a tile of queries of one batch matrix, walks the keys
+// in tiles staged in shared memory, and keeps a running maximum and sum per
+// query (online softmax), so that the scores never reach device memory. All
+// arithmetic is float32, whatever the storage type.
+//
+// Two users describe their attention as an AttentionPlan: the per-layer
+// cgc_op.scaled_dot_product_attention (AttentionKernel.cpp) and the fused
+// family (FusedAttention.cpp), which recognizes the layers an exporter
+// writes out (matmul, scaling and mask layers, softmax, matmul). Every
+// tensor is read through a view of strides over the output's batch
+// dimensions, so broadcast operands, Kᵀ given transposed or not, and masks
+// of any broadcast shape need no copies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_ATTENTIONKERNEL_H
+#define CGC_DRIVERS_CUDA_KERNELS_ATTENTIONKERNEL_H
+
+#include "KernelContextImpl.h"
+#include "KernelSupport.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cgc::cuda {
+
+/// The largest query/key and value head dimensions the kernel implements.
+constexpr int64_t kMaxAttentionHeadDim = 128;
+/// The most score adjustments (scaling and mask layers) one kernel applies.
+constexpr size_t kMaxAttentionScoreSteps = 8;
+
+/// Where the kernel reads a tensor as a matrix per batch: the element of
+/// (batch coordinates, row, column) is at Σ coordinate × batchStrides +
+/// row × rowStride + column × columnStride (0 strides where it broadcasts).
+struct AttentionView {
+  /// Index of the tensor in LaunchArgs.inputs.
+  unsigned input = 0;
+  DType dtype = DType::F32;
+  /// One per batch dimension of the attention's output.
+  Shape batchStrides;
+  int64_t rowStride = 0, columnStride = 0;
+};
+
+/// A view read over `targetShape` ([batch..., rows, columns]) of input
+/// `input`, of `shape` that broadcasts (numpy) to it.
+AttentionView makeAttentionView(unsigned input, DType dtype, llvm::ArrayRef<int64_t> shape,
+                                llvm::ArrayRef<int64_t> targetShape);
+
+/// A matrix operand: a view, or the product of two (a query or key
+/// multiplied by a scale on its way in).
+struct AttentionOperand {
+  AttentionView view;
+  std::optional<AttentionView> factor;
+};
+
+/// One adjustment of the scores between the product and the softmax, in
+/// order.
+struct AttentionScoreStep {
+  enum class Kind {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    /// Keeps the score where the (bool) operand is true, -inf elsewhere.
+    KeepWhere,
+  };
+  Kind kind = Kind::Add;
+  /// The other operand, a view over [batch..., queries, keys]; none when it
+  /// is the score itself (mul(s, s)).
+  std::optional<AttentionView> operand;
+  /// score ∘ operand rather than operand ∘ score (sub and div).
+  bool scoreIsLhs = true;
+};
+
+/// One attention: for every batch matrix,
+///   out = softmax(steps(scale · Q·Kᵀ) with the causal mask) · V
+/// with Q [queries, embedding], Kᵀ [embedding, keys] and V [keys,
+/// valueEmbedding]. The output is dense [batch..., queries, valueEmbedding].
+struct AttentionPlan {
+  /// Element type of Q, K, V and the output.
+  DType dtype = DType::F32;
+  /// Types of LaunchArgs.inputs, in order (the kernel's parameters).
+  std::vector<DType> inputTypes;
+  /// The output's batch dimensions.
+  Shape batch;
+  int64_t queries = 0, keys = 0, embedding = 0, valueEmbedding = 0;
+  /// Rows: queries, columns: embedding.
+  AttentionOperand query;
+  /// Kᵀ: rows: embedding, columns: keys.
+  AttentionOperand key;
+  /// Rows: keys, columns: value embedding.
+  AttentionView value;
+  /// Multiplies the products first (the per-layer op's `scale`).
+  std::optional<double> scale;
+  std::vector<AttentionScoreStep> steps;
+  /// Masks keys after each query (top-left aligned), after the steps.
+  bool causal = false;
+  /// where(isnan(p), r, p) on the probabilities p, with r the one element
+  /// of this input (torch's exporter guards softmax this way). A
+  /// probability is NaN when every key of its query is masked out (-inf),
+  /// so such a query gets r·Σ v instead of NaN.
+  std::optional<unsigned> nanReplacementInput;
+};
+
+/// What of `plan` the kernel does not implement ("head dimension 256
+/// (more than 128)"), or nothing.
+std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan &plan);
+
+/// The generated CUDA C++ of `plan`'s kernel, `cgc_attention`.
+std::string generateAttentionSource(const AttentionPlan &plan);
+
+/// Compiles and wraps `plan`'s kernel (which must be implemented). Errors
+/// and launch failures start with `name` ("cgc_op.scaled_dot_product_attention",
+/// "@attention_0: fused attention").
+llvm::Expected<Kernel> buildAttentionPlanKernel(const AttentionPlan &plan,
+                                                KernelContext::Impl &context, llvm::StringRef name);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_ATTENTIONKERNEL_H

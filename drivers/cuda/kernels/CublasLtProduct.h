@@ -1,0 +1,106 @@
+//===- CublasLtProduct.h - row-major matrix products on cuBLASLt -*- C++ -*-===//
+//
+// What the matmul/gemm layer kernels (Matmul.cpp) and the fused matmul
+// kernels (FusedMatmul.cpp) share: planning a row-major product with numpy's
+// batch broadcasting, creating its cuBLASLt descriptors and algorithms
+// (optionally with a bias/activation epilogue), and enqueueing it.
+//
+// Row-major products run as cuBLASLt's column-major ones with the operands
+// swapped: row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ, and a row-major
+// matrix is its column-major transpose in place. cuBLASLt's D therefore has
+// N rows (the last dimension of the row-major result), so its bias epilogue
+// (one value per row of D) adds a vector of N elements along the row-major
+// result's last dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_CUBLASLTPRODUCT_H
+#define CGC_DRIVERS_CUDA_KERNELS_CUBLASLTPRODUCT_H
+
+#include "KernelSupport.h"
+#include "LibraryHandles.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cgc::cuda {
+
+/// One row-major product D[b] = alpha · op(A[b]) · op(B[b]) (+ beta · C),
+/// op(A) M×K and op(B) K×N, repeated over `lhsOffsets.size()` calls of a
+/// strided batch of `batch`.
+struct ProductPlan {
+  DType dtype = DType::F32;
+  int64_t m = 1, n = 1, k = 1;
+  bool transA = false, transB = false;
+  int64_t batch = 1;
+  int64_t lhsBatchStride = 0, rhsBatchStride = 0, outputBatchStride = 0; // elements
+  std::vector<int64_t> lhsOffsets{0}, rhsOffsets{0}, outputOffsets{0};   // per call
+};
+
+/// Plans lhs · rhs with numpy.matmul semantics: a 1-D lhs is a row vector, a
+/// 1-D rhs a column vector (N = 1); batch dimensions broadcast, the
+/// innermost merged one becoming cuBLASLt's strided batch and outer ones a
+/// loop of calls; a batched lhs against one shared rhs folds into one tall
+/// product.
+ProductPlan planMatmul(DType dtype, llvm::ArrayRef<int64_t> lhsShape,
+                       llvm::ArrayRef<int64_t> rhsShape);
+
+/// What cuBLASLt applies to alpha·op(A)·op(B) + beta·C before storing D.
+struct ProductEpilogue {
+  enum class Activation {
+    None,
+    Relu,     ///< max(x, 0)
+    GeluTanh, ///< cuBLASLt's GELU: the tanh approximation
+  };
+  /// Adds a packed vector of N elements of the product's type (one per
+  /// column of the row-major result), found at launch.
+  bool bias = false;
+  Activation activation = Activation::None;
+};
+
+/// The cuBLASLt objects of one product; destroyed with the kernel.
+struct LtProduct {
+  std::shared_ptr<CublasLtHandle> handle;
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t alignedAlgorithm{}, fallbackAlgorithm{};
+  ProductEpilogue epilogue;
+  /// Bytes every operand (and the bias) must be aligned to for
+  /// alignedAlgorithm.
+  uint32_t alignment = 0;
+  uint64_t workspaceSize = 0;
+  /// The bias pointer is an attribute of `operation`: held from setting it
+  /// to enqueueing, so that concurrent launches do not mix their biases.
+  std::mutex biasMutex;
+  ~LtProduct();
+};
+
+/// Creates the descriptors of `plan` with `epilogue` and picks its
+/// algorithms (one assuming 16-byte-aligned operands, one assuming only
+/// element alignment). Errors name `op`; "cuBLASLt has no algorithm ..."
+/// when the heuristics find none for this configuration.
+llvm::Expected<std::shared_ptr<LtProduct>>
+createLtProduct(mlir::Operation *op, const ProductPlan &plan,
+                std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue = {});
+
+/// The device pointers of one launch of a product.
+struct ProductOperands {
+  const void *lhs = nullptr, *rhs = nullptr;
+  /// cuBLASLt's C, a full M×N matrix read with beta; null: C is D itself.
+  const void *c = nullptr;
+  void *output = nullptr;
+  /// The epilogue's bias vector (when the product has one).
+  const void *bias = nullptr;
+};
+
+/// Enqueues every call of `plan` on `stream`. Returns an empty string, or a
+/// message naming `opName` and the failing call.
+std::string enqueueLtProduct(LtProduct &product, const ProductPlan &plan, double alpha,
+                             double beta, const ProductOperands &operands, void *workspace,
+                             cudaStream_t stream, llvm::StringRef opName);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_CUBLASLTPRODUCT_H

@@ -1,0 +1,317 @@
+//===- FusedAttention.cpp - attention written out as layers, as one kernel ===//
+//
+// Exporters write scaled-dot-product attention as layers (patterns/
+// attention.mlir):
+//
+//   q' = q or mul(q, a)           kᵀ' = kᵀ or mul(kᵀ, b)
+//   scores = matmul(q', kᵀ')
+//   scores = add/sub/mul/div(scores, x) ...  (scaling, additive masks)
+//   p = softmax(scores, last axis)
+//   p = where(p != p, r, p)         (optional: torch's NaN guard, r one element)
+//   out = matmul(p, v)
+//
+// (BERT divides the scores by √E and adds its mask; torch's exporter of
+// scaled_dot_product_attention multiplies q and kᵀ by √scale each and adds
+// the mask.) The definition is read backwards from its result into an
+// AttentionPlan and runs as the attention kernel (AttentionKernel.h), kᵀ
+// read in the layout the matmul gets. A definition whose result is not
+// matmul(softmax(...), ...) is not this family's; one that is, but has a
+// detail the kernel lacks, is an error naming it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+#include "FusedSupport.h"
+
+#include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cgc::cuda {
+
+using namespace cgc::op;
+
+namespace {
+
+constexpr const char *kFamily = "attention";
+
+/// Reads one definition into an AttentionPlan.
+class AttentionReader {
+public:
+  explicit AttentionReader(FunctionalDefinitionOp definition) : definition(definition) {}
+
+  /// std::nullopt: not attention's shape; otherwise the plan or the error
+  /// naming what the kernel lacks.
+  std::optional<llvm::Expected<AttentionPlan>> read();
+
+private:
+  llvm::Error fail(const llvm::Twine &message) {
+    return makeFusedError(definition, kFamily, message);
+  }
+  llvm::Error unimplemented(const llvm::Twine &what) {
+    return fail(what + " is not implemented on the CUDA driver");
+  }
+  /// The definition argument `value` is, or null.
+  mlir::BlockArgument getArgument(mlir::Value value) {
+    auto argument = llvm::dyn_cast<mlir::BlockArgument>(value);
+    return argument && argument.getOwner() == &definition.getBody().front() ? argument : nullptr;
+  }
+  /// The shape of `value` (a cgc tensor).
+  static llvm::ArrayRef<int64_t> getShape(mlir::Value value) {
+    return llvm::cast<TensorType>(value.getType()).getShape();
+  }
+  /// The view of definition argument `argument` over `targetShape`.
+  llvm::Expected<AttentionView> makeView(mlir::BlockArgument argument,
+                                         llvm::ArrayRef<int64_t> targetShape);
+  /// A matmul operand: a definition argument or the product of two.
+  llvm::Expected<AttentionOperand> readMatrixOperand(mlir::Value value, const char *role,
+                                                     llvm::ArrayRef<int64_t> targetShape);
+  /// The score layers between the product and the softmax; sets `scores`
+  /// to the matmul computing the product.
+  llvm::Error readScoreSteps(mlir::Value softmaxInput, llvm::ArrayRef<int64_t> targetShape);
+
+  FunctionalDefinitionOp definition;
+  AttentionPlan plan;
+  MatmulOp scores;
+  /// The layers read so far.
+  llvm::SmallPtrSet<mlir::Operation *, 8> covered;
+};
+
+llvm::Expected<AttentionView> AttentionReader::makeView(mlir::BlockArgument argument,
+                                                        llvm::ArrayRef<int64_t> targetShape) {
+  auto type = llvm::cast<TensorType>(argument.getType());
+  std::optional<DType> dtype = toDType(type.getElementType());
+  if (!dtype || *dtype != plan.dtype) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type.getElementType();
+    return fail("argument " + llvm::Twine(argument.getArgNumber()) + " of element type " + text +
+                " next to " + getDTypeName(plan.dtype) + " tensors" +
+                " is not implemented on the CUDA driver");
+  }
+  if (type.getRank() > static_cast<int64_t>(targetShape.size()))
+    return fail("argument " + llvm::Twine(argument.getArgNumber()) +
+                " has more dimensions than the attention");
+  return makeAttentionView(argument.getArgNumber(), *dtype, type.getShape(), targetShape);
+}
+
+llvm::Expected<AttentionOperand>
+AttentionReader::readMatrixOperand(mlir::Value value, const char *role,
+                                   llvm::ArrayRef<int64_t> targetShape) {
+  AttentionOperand operand;
+  if (mlir::BlockArgument argument = getArgument(value)) {
+    auto view = makeView(argument, targetShape);
+    if (!view)
+      return view.takeError();
+    operand.view = *view;
+    return operand;
+  }
+  auto mul = value.getDefiningOp<MulOp>();
+  mlir::BlockArgument lhs = mul ? getArgument(mul.getLhs()) : nullptr;
+  mlir::BlockArgument rhs = mul ? getArgument(mul.getRhs()) : nullptr;
+  if (!lhs || !rhs)
+    return unimplemented(llvm::Twine("a ") + role +
+                         " that is neither an argument nor the product of two");
+  covered.insert(mul);
+  auto view = makeView(lhs, targetShape);
+  if (!view)
+    return view.takeError();
+  auto factor = makeView(rhs, targetShape);
+  if (!factor)
+    return factor.takeError();
+  operand.view = *view;
+  operand.factor = *factor;
+  return operand;
+}
+
+llvm::Error AttentionReader::readScoreSteps(mlir::Value softmaxInput,
+                                            llvm::ArrayRef<int64_t> targetShape) {
+  llvm::ArrayRef<int64_t> scoresShape = getShape(softmaxInput);
+  llvm::SmallVector<AttentionScoreStep, 4> reversed;
+  mlir::Value current = softmaxInput;
+  while (true) {
+    mlir::Operation *layer = current.getDefiningOp();
+    if (!layer)
+      return unimplemented("a softmax of an argument");
+    if (auto matmul = llvm::dyn_cast<MatmulOp>(layer)) {
+      scores = matmul;
+      covered.insert(matmul);
+      break;
+    }
+    AttentionScoreStep step;
+    if (llvm::isa<AddOp>(layer))
+      step.kind = AttentionScoreStep::Kind::Add;
+    else if (llvm::isa<SubOp>(layer))
+      step.kind = AttentionScoreStep::Kind::Subtract;
+    else if (llvm::isa<MulOp>(layer))
+      step.kind = AttentionScoreStep::Kind::Multiply;
+    else if (llvm::isa<DivOp>(layer))
+      step.kind = AttentionScoreStep::Kind::Divide;
+    else
+      return unimplemented(layer->getName().getStringRef() + " between the scores and the softmax");
+    if (getShape(layer->getResult(0)) != scoresShape)
+      return unimplemented(layer->getName().getStringRef() +
+                           " broadcasting the scores to another shape");
+    mlir::Value lhs = layer->getOperand(0), rhs = layer->getOperand(1);
+    mlir::Value previous;
+    if (lhs == rhs) {
+      previous = lhs;
+    } else if (mlir::BlockArgument argument = getArgument(rhs); argument && !getArgument(lhs)) {
+      previous = lhs;
+      auto view = makeView(argument, targetShape);
+      if (!view)
+        return view.takeError();
+      step.operand = *view;
+    } else if (mlir::BlockArgument argument = getArgument(lhs); argument && !getArgument(rhs)) {
+      previous = rhs;
+      step.scoreIsLhs = false;
+      auto view = makeView(argument, targetShape);
+      if (!view)
+        return view.takeError();
+      step.operand = *view;
+    } else {
+      return unimplemented(layer->getName().getStringRef() +
+                           " whose other operand is not a definition argument");
+    }
+    if (getShape(previous) != scoresShape)
+      return unimplemented(layer->getName().getStringRef() + " of a broadcast score");
+    covered.insert(layer);
+    reversed.push_back(std::move(step));
+    current = previous;
+  }
+  plan.steps.assign(reversed.rbegin(), reversed.rend());
+  return llvm::Error::success();
+}
+
+std::optional<llvm::Expected<AttentionPlan>> AttentionReader::read() {
+  using Result = std::optional<llvm::Expected<AttentionPlan>>;
+  if (definition.getBody().empty())
+    return std::nullopt;
+  mlir::Block &body = definition.getBody().front();
+  mlir::Operation *terminator = body.getTerminator();
+  if (!terminator || terminator->getNumOperands() != 1)
+    return std::nullopt;
+  auto output = terminator->getOperand(0).getDefiningOp<MatmulOp>();
+  if (!output)
+    return std::nullopt;
+  // torch's exporter guards the probabilities: where(p != p, r, p).
+  WhereOp guard = output.getLhs().getDefiningOp<WhereOp>();
+  NotEqualOp isNan;
+  mlir::Value probabilities = output.getLhs();
+  if (guard) {
+    isNan = guard.getCondition().getDefiningOp<NotEqualOp>();
+    if (!isNan || isNan.getLhs() != isNan.getRhs() || isNan.getLhs() != guard.getY())
+      return std::nullopt;
+    probabilities = guard.getY();
+  }
+  auto softmax = probabilities.getDefiningOp<SoftmaxOp>();
+  if (!softmax)
+    return std::nullopt;
+  // From here on the definition has attention's shape.
+  covered.insert(output);
+  covered.insert(softmax);
+  if (guard) {
+    covered.insert(guard);
+    covered.insert(isNan);
+    mlir::BlockArgument replacement = getArgument(guard.getX());
+    if (!replacement ||
+        getNumElements(llvm::cast<TensorType>(replacement.getType()).getShape()) != 1)
+      return Result(unimplemented(
+          "a NaN guard on the probabilities whose replacement is not a one-element argument"));
+    plan.nanReplacementInput = replacement.getArgNumber();
+  }
+  auto outputType = llvm::cast<TensorType>(output.getType());
+  std::optional<DType> dtype = toDType(outputType.getElementType());
+  if (!dtype || !isFloat32ComputedDType(*dtype)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << outputType.getElementType();
+    return Result(unimplemented("element type " + text));
+  }
+  plan.dtype = *dtype;
+  for (mlir::BlockArgument argument : body.getArguments()) {
+    std::optional<DType> argumentType =
+        toDType(llvm::cast<TensorType>(argument.getType()).getElementType());
+    plan.inputTypes.push_back(argumentType.value_or(plan.dtype));
+  }
+
+  llvm::ArrayRef<int64_t> scoresShape = getShape(softmax.getInput());
+  llvm::ArrayRef<int64_t> valueShape = getShape(output.getRhs());
+  llvm::ArrayRef<int64_t> outputShape = outputType.getShape();
+  int64_t scoresRank = static_cast<int64_t>(scoresShape.size());
+  if (scoresRank < 2 || valueShape.size() < 2 || outputShape.size() < 2)
+    return Result(unimplemented("attention over vectors (1-D matmul operands)"));
+  if (normalizeAxis(static_cast<int64_t>(softmax.getAxis()), scoresRank) != scoresRank - 1)
+    return Result(unimplemented("a softmax over axis " +
+                                llvm::Twine(static_cast<int64_t>(softmax.getAxis())) +
+                                " (not the last of " + llvm::Twine(scoresRank) + ")"));
+  plan.batch.assign(outputShape.begin(), outputShape.end() - 2);
+  plan.queries = scoresShape.end()[-2];
+  plan.keys = scoresShape.back();
+  plan.valueEmbedding = valueShape.back();
+  auto target = [&](int64_t rows, int64_t columns) {
+    Shape shape(plan.batch);
+    shape.append({rows, columns});
+    return shape;
+  };
+
+  mlir::BlockArgument valueArgument = getArgument(output.getRhs());
+  if (!valueArgument)
+    return Result(unimplemented("a value that is not a definition argument"));
+  auto value = makeView(valueArgument, target(plan.keys, plan.valueEmbedding));
+  if (!value)
+    return Result(value.takeError());
+  plan.value = *value;
+
+  if (llvm::Error error = readScoreSteps(softmax.getInput(), target(plan.queries, plan.keys)))
+    return Result(std::move(error));
+  llvm::ArrayRef<int64_t> queryShape = getShape(scores.getLhs());
+  llvm::ArrayRef<int64_t> keyShape = getShape(scores.getRhs());
+  if (queryShape.size() < 2 || keyShape.size() < 2)
+    return Result(unimplemented("attention over vectors (1-D matmul operands)"));
+  plan.embedding = queryShape.back();
+  auto query = readMatrixOperand(scores.getLhs(), "query", target(plan.queries, plan.embedding));
+  if (!query)
+    return Result(query.takeError());
+  plan.query = *query;
+  // The matmul's right operand is Kᵀ [..., E, S], read as it is laid out.
+  auto key =
+      readMatrixOperand(scores.getRhs(), "transposed key", target(plan.embedding, plan.keys));
+  if (!key)
+    return Result(key.takeError());
+  plan.key = *key;
+
+  for (mlir::Operation &layer : body.without_terminator())
+    if (!covered.contains(&layer))
+      return Result(unimplemented(layer.getName().getStringRef() + " next to the attention"));
+  if (std::optional<std::string> what = getUnimplementedAttentionFeature(plan))
+    return Result(unimplemented(*what));
+  return Result(std::move(plan));
+}
+
+std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
+  std::optional<llvm::Expected<AttentionPlan>> plan = AttentionReader(definition).read();
+  if (!plan)
+    return std::nullopt;
+  if (!*plan)
+    return plan->takeError();
+  return llvm::Error::success();
+}
+
+std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
+                                            KernelContext::Impl &context) {
+  std::optional<llvm::Expected<AttentionPlan>> plan = AttentionReader(definition).read();
+  if (!plan)
+    return std::nullopt;
+  if (!*plan)
+    return llvm::Expected<Kernel>(plan->takeError());
+  std::string name = ("@" + definition.getSymName() + ": fused attention").str();
+  return buildAttentionPlanKernel(**plan, context, name);
+}
+
+} // namespace
+
+const FusedFamily kFusedAttention = {"attention", check, build};
+
+} // namespace cgc::cuda

@@ -1,0 +1,61 @@
+//===- FusedConvolution.h - convolution and its epilogue as one kernel -*- C++ -*-===//
+//
+// The fused convolution family (FusedConvolution.cpp): a convolution with
+// optional bias followed by a chain of elementwise layers (bias, residual
+// add, activations), as patterns/convolution.mlir declares it. It runs one
+// of two ways, chosen when it is built:
+//
+// * CudnnGraph: one cuDNN operation graph — convolution, then a pointwise
+//   node per bias and chain layer — executed as one plan (runtime fusion);
+// * ConvolutionThenEpilogue: when cuDNN finalizes no plan for that graph
+//   (or a chain layer has no cuDNN pointwise mode), cuDNN's convolution
+//   followed by one generated kernel applying the bias and the whole chain
+//   in a single pass over the output.
+//
+// The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
+// set (to anything but 0).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_FUSEDCONVOLUTION_H
+#define CGC_DRIVERS_CUDA_KERNELS_FUSEDCONVOLUTION_H
+
+#include "FusedSupport.h"
+
+#include <optional>
+#include <string>
+
+namespace cgc::cuda {
+
+/// How a fused convolution runs.
+enum class FusedConvolutionPath {
+  /// One cuDNN operation graph.
+  CudnnGraph,
+  /// cuDNN's convolution, then one generated epilogue kernel.
+  ConvolutionThenEpilogue,
+};
+
+/// "cuDNN graph" or "cuDNN convolution + generated epilogue".
+const char *getFusedConvolutionPathName(FusedConvolutionPath path);
+
+/// A built fused convolution and how it runs.
+struct FusedConvolutionKernel {
+  Kernel kernel;
+  FusedConvolutionPath path = FusedConvolutionPath::ConvolutionThenEpilogue;
+  /// On the epilogue path: why the cuDNN graph does not run the definition.
+  std::string graphRefusal;
+};
+
+/// Builds the fused convolution of `definition`, which the family must
+/// recognize (an error otherwise). Without `path` the cuDNN graph runs it
+/// when cuDNN has a plan for it, the epilogue path otherwise; a given path
+/// is forced (tests check both), and a forced graph without a plan is an
+/// error. A context without a device compiles the epilogue kernel, then
+/// stops where cuDNN needs a device.
+llvm::Expected<FusedConvolutionKernel>
+buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
+                      std::optional<FusedConvolutionPath> path = std::nullopt);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_FUSEDCONVOLUTION_H

@@ -1,0 +1,52 @@
+//===- FusedSupport.h - the fused kernel families -------------*- C++ -*-===//
+//
+// One source file per family of fused kernels (../FusedKernels.h); the
+// registry (FusedRegistry.cpp) asks them in order. A family's `check`
+// recognizes its shape without a GPU; its `build` builds the kernel. Both
+// answer std::nullopt for a definition that is not the family's shape, so
+// families must recognize disjoint shapes (or the earlier one wins).
+//
+// Helpers every family uses to read a definition are here too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_FUSEDSUPPORT_H
+#define CGC_DRIVERS_CUDA_KERNELS_FUSEDSUPPORT_H
+
+#include "../FusedKernels.h"
+#include "KernelContextImpl.h"
+#include "KernelSupport.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace cgc::cuda {
+
+struct FusedFamily {
+  const char *name;
+  std::optional<llvm::Error> (*check)(FunctionalDefinitionOp definition);
+  std::optional<llvm::Expected<Kernel>> (*build)(FunctionalDefinitionOp definition,
+                                                 KernelContext::Impl &context);
+};
+
+/// The families, in the order the registry asks them. Each is defined in its
+/// own file (FusedConvolution.cpp, FusedMatmul.cpp, FusedAttention.cpp,
+/// FusedNormalization.cpp, FusedElementwise.cpp).
+extern const FusedFamily kFusedConvolution;
+extern const FusedFamily kFusedMatmul;
+extern const FusedFamily kFusedAttention;
+extern const FusedFamily kFusedNormalization;
+extern const FusedFamily kFusedElementwise;
+
+/// The layers of `definition` in order (its body without the terminator).
+llvm::SmallVector<mlir::Operation *, 8> getDefinitionLayers(FunctionalDefinitionOp definition);
+
+/// "fused <family>: <message>" under the definition's symbol, with
+/// std::errc::not_supported (what the compile reports as UNSUPPORTED).
+llvm::Error makeFusedError(FunctionalDefinitionOp definition, const char *family,
+                           const llvm::Twine &message);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_FUSEDSUPPORT_H

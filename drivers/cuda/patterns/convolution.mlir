@@ -1,0 +1,29 @@
+// The CUDA driver's fused convolution patterns (kernels/FusedConvolution.cpp). Each
+// pattern says exactly what the fused kernel implements.
+cgc.module {
+  // Convolution, optional bias, then a chain of elementwise layers, run as one
+  // cuDNN operation graph (or cuDNN's convolution and one generated epilogue
+  // kernel when cuDNN has no plan for the graph): ResNet's conv → add(residual)
+  // → relu, MobileNet's conv → clip(0, 6), depthwise ones included.
+  // * float32, float16 and bfloat16 (computed in float32, no TF32); weights
+  //   and bias need not be constant;
+  // * 1-, 2- and 3-D convolutions (cuDNN's; higher ranks are refused when the
+  //   driver is asked to specialize the match);
+  // * the chain: add and mul (residuals, per-channel shifts and scales) and
+  //   the activations relu, leaky_relu, clip, sigmoid, tanh, gelu,
+  //   hard_sigmoid, hard_swish;
+  // * each chain layer takes at most one other operand, a subgraph argument
+  //   that broadcasts to the convolution's result.
+  cgc_pattern.pattern @conv_bias_activation benefit(10) {
+    %x = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %w = cgc_pattern.input
+    %b = cgc_pattern.input {optional}
+    %conv = cgc_pattern.layer "cgc_op.convolution"(%x, %w, %b)
+    %out = cgc_pattern.elementwise_chain(%conv) {
+      layers = ["cgc_op.add", "cgc_op.mul", "cgc_op.relu", "cgc_op.leaky_relu",
+                "cgc_op.clip", "cgc_op.sigmoid", "cgc_op.tanh", "cgc_op.gelu",
+                "cgc_op.hard_sigmoid", "cgc_op.hard_swish"],
+      max_extra_inputs = 1}
+    cgc_pattern.root %out
+  }
+}
