@@ -1,6 +1,6 @@
 //===- Report.cpp - conformance results as Markdown, JSON and expectations ===//
 //
-// The Markdown report (docs/conformance.md) has a summary per suite with the
+// The Markdown report (docs/conformance-cpu.md) has a summary per suite with the
 // pass rate over in-scope tests, a table per op of the node tests, a row per
 // model test, and the out-of-scope tests grouped by reason.
 //

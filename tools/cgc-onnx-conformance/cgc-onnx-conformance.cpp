@@ -1,6 +1,6 @@
 //===- cgc-onnx-conformance.cpp - ONNX's backend tests on the CPU device ---===//
 //
-//   cgc-onnx-conformance --jobs 2 --markdown docs/conformance.md
+//   cgc-onnx-conformance --jobs 2 --markdown docs/conformance-cpu.md
 //   cgc-onnx-conformance --suite node --filter 'test_conv' --verbose
 //   cgc-onnx-conformance --expectations test/Conformance/expected-passes.txt
 //   cgc-onnx-conformance --suite simple --precision float16 --verbose
@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"node", "pytorch-converted", "pytorch-operator", "simple"}));
   app.add_option("--filter", filter, "Run only tests whose id (suite/test_name) matches REGEX");
   app.add_option("--jobs,-j", jobs, "Tests run at a time")->check(CLI::Range(1u, kMaxJobs));
-  app.add_option("--markdown", markdownPath, "Write the Markdown report (docs/conformance.md)");
+  app.add_option("--markdown", markdownPath, "Write the Markdown report (docs/conformance-cpu.md)");
   app.add_option("--json", jsonPath, "Write every result as JSON");
   app.add_option("--expectations", expectationsPath,
                  "Tests expected to pass (one suite/test_name a line): exit non-zero if one "

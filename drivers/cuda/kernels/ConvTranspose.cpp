@@ -12,8 +12,10 @@
 // positions, and the layer's output is positions [start_padding,
 // start_padding + O) of it, O = F + output_padding - start_padding -
 // end_padding, where positions past F (output_padding) receive nothing.
-// cuDNN computes positions [p, F - p) with p = min(start, end) (kept below
-// F / 2); when that is exactly the output it writes the output directly,
+// cuDNN computes positions [p, F - p + e) with p = min(start, end) (kept
+// below F / 2) and e < stride the positions the output needs past F - p (a
+// forward input that much longer has the same forward output size); when
+// that is exactly the output it writes the output directly,
 // otherwise it writes the workspace and a generated pad kernel crops and
 // zero-extends it into the output. The bias is added in place by a
 // generated broadcast kernel.
@@ -22,6 +24,8 @@
 
 #include "CudnnConvolution.h"
 #include "ElementwiseCodegen.h"
+
+#include <algorithm>
 
 namespace cgc::cuda {
 
@@ -67,7 +71,13 @@ llvm::Expected<Kernel> buildConvTransposeKernel(mlir::Operation *op, KernelConte
     int64_t full = strides[dim] * (input->shape[dim + 2] - 1) +
                    dilations[dim] * (weight->shape[dim + 2] - 1) + 1;
     padding[dim] = std::min({startPadding[dim], endPadding[dim], (full - 1) / 2});
-    computed[dim + 2] = full - 2 * padding[dim];
+    // A forward input up to stride - 1 positions longer has the same forward
+    // output size, so cuDNN also computes the positions the symmetric
+    // padding would cut at the end but the output keeps (output_padding, or
+    // end padding smaller than the start's): those past F come out 0.
+    int64_t neededEnd = startPadding[dim] + output->shape[dim + 2];
+    int64_t extra = std::clamp<int64_t>(neededEnd - (full - padding[dim]), 0, strides[dim] - 1);
+    computed[dim + 2] = full - 2 * padding[dim] + extra;
     // output[o] = computed[o + start - p]: a pad kernel with negative start
     // padding crops, positive end padding zero-extends.
     int64_t offset = startPadding[dim] - padding[dim];
