@@ -33,10 +33,12 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <vector>
 
 namespace cgc::cuda {
 
@@ -656,9 +658,94 @@ static bool isVerbose() {
   return verbose;
 }
 
+/// The path CGC_CUDA_CONVOLUTION forces ("graph" or "library"); none for
+/// "auto" or unset: both are built and the faster kept.
+static std::optional<FusedConvolutionPath> getForcedPath() {
+  static const std::optional<FusedConvolutionPath> forced =
+      []() -> std::optional<FusedConvolutionPath> {
+    const char *value = std::getenv("CGC_CUDA_CONVOLUTION");
+    llvm::StringRef name = value ? value : "";
+    if (name == "graph")
+      return FusedConvolutionPath::CudnnGraph;
+    if (name == "library")
+      return FusedConvolutionPath::ConvolutionThenEpilogue;
+    return std::nullopt;
+  }();
+  return forced;
+}
+
+/// Milliseconds one launch of `kernel` takes on zeroed buffers of the
+/// definition's argument and result sizes (the median of 3 timed launches
+/// after one warm-up), or std::nullopt when it cannot be timed (memory).
+/// Like TensorRT's tactic selection, this runs once, at program creation.
+static std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel) {
+  struct Resources {
+    std::vector<void *> allocations;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    ~Resources() {
+      if (stream)
+        cudaStreamSynchronize(stream);
+      for (void *pointer : allocations)
+        cudaFree(pointer);
+      if (start)
+        cudaEventDestroy(start);
+      if (stop)
+        cudaEventDestroy(stop);
+      if (stream)
+        cudaStreamDestroy(stream);
+      // A failure here must not surface in a later, unrelated call.
+      cudaGetLastError();
+    }
+  } resources;
+  auto allocate = [&](uint64_t bytes) -> void * {
+    void *pointer = nullptr;
+    if (cudaMalloc(&pointer, std::max<uint64_t>(bytes, 1)) != cudaSuccess)
+      return nullptr;
+    resources.allocations.push_back(pointer);
+    return cudaMemset(pointer, 0, bytes) == cudaSuccess ? pointer : nullptr;
+  };
+  std::vector<const void *> inputs;
+  for (mlir::BlockArgument argument : definition.getArguments()) {
+    const void *pointer = allocate(llvm::cast<TensorType>(argument.getType()).getByteSize());
+    if (!pointer)
+      return std::nullopt;
+    inputs.push_back(pointer);
+  }
+  std::vector<void *> outputs;
+  for (mlir::Type type : definition.getResultTypes()) {
+    void *pointer = allocate(llvm::cast<TensorType>(type).getByteSize());
+    if (!pointer)
+      return std::nullopt;
+    outputs.push_back(pointer);
+  }
+  void *workspace = kernel.workspaceSize ? allocate(kernel.workspaceSize) : nullptr;
+  if ((kernel.workspaceSize && !workspace) || cudaDeviceSynchronize() != cudaSuccess ||
+      cudaStreamCreateWithFlags(&resources.stream, cudaStreamNonBlocking) != cudaSuccess ||
+      cudaEventCreate(&resources.start) != cudaSuccess ||
+      cudaEventCreate(&resources.stop) != cudaSuccess)
+    return std::nullopt;
+  LaunchArgs args{inputs, outputs, workspace, resources.stream};
+  float times[3];
+  for (int run = -1; run < 3; ++run) {
+    if (cudaEventRecord(resources.start, resources.stream) != cudaSuccess ||
+        !kernel.launch(args).empty() ||
+        cudaEventRecord(resources.stop, resources.stream) != cudaSuccess ||
+        cudaEventSynchronize(resources.stop) != cudaSuccess)
+      return std::nullopt;
+    if (run >= 0 && cudaEventElapsedTime(&times[run], resources.start, resources.stop) !=
+                        cudaSuccess)
+      return std::nullopt;
+  }
+  std::sort(std::begin(times), std::end(times));
+  return times[1];
+}
+
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path) {
+  if (!path)
+    path = getForcedPath();
   std::optional<llvm::Expected<FusedShape>> analyzed = analyze(definition);
   if (!analyzed)
     return makeFusedError(definition, kFamily,
@@ -681,6 +768,26 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     auto kernel = buildGraphPath(definition, shape, context, result.graphRefusal, engine);
     if (!kernel)
       return kernel.takeError();
+    if (*kernel && !path) {
+      // Both paths run the definition: keep the faster on this device.
+      auto library = buildEpiloguePath(definition, shape, context);
+      if (!library)
+        return library.takeError();
+      std::optional<float> graphTime = timeLaunch(definition, **kernel);
+      std::optional<float> libraryTime = timeLaunch(definition, *library);
+      if (isVerbose())
+        llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph "
+                     << (graphTime ? std::to_string(*graphTime) : std::string("?"))
+                     << " ms, cuDNN convolution + epilogue "
+                     << (libraryTime ? std::to_string(*libraryTime) : std::string("?"))
+                     << " ms\n";
+      if (graphTime && libraryTime && *libraryTime < *graphTime) {
+        result.kernel = std::move(*library);
+        result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
+        result.graphRefusal = "cuDNN's convolution and the epilogue were faster";
+        return result;
+      }
+    }
     if (*kernel) {
       result.kernel = std::move(**kernel);
       result.path = FusedConvolutionPath::CudnnGraph;

@@ -47,10 +47,12 @@ struct FusedConvolutionKernel {
 };
 
 /// Builds the fused convolution of `definition`, which the family must
-/// recognize (an error otherwise). Without `path` the cuDNN graph runs it
-/// when cuDNN has a plan for it, the epilogue path otherwise; a given path
-/// is forced (tests check both), and a forced graph without a plan is an
-/// error. A context without a device compiles the epilogue kernel, then
+/// recognize (an error otherwise). Without `path` (and without
+/// CGC_CUDA_CONVOLUTION=graph|library forcing one) both paths are built
+/// when cuDNN has a graph plan, each is timed once on this device, and the
+/// faster is kept; without a graph plan the epilogue path runs it. A given
+/// path is forced (tests check both), and a forced graph without a plan is
+/// an error. A context without a device compiles the epilogue kernel, then
 /// stops where cuDNN needs a device.
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
