@@ -11,19 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
-#include "IRContext.h"
+#include "MlirExchange.h"
 #include "SubgraphLowering.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
-#include "cgc/Interchange/ModuleIO.h"
 
-#include "mlir/IR/Builders.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <cstring>
-
-using namespace mlir;
 
 namespace cgc::cpu {
 
@@ -32,143 +24,18 @@ namespace {
 using interchange::Interface;
 
 /// The driver's subgraph patterns: cgc_pattern IR, data kept out of the code.
-constexpr llvm::StringLiteral kPatterns =
+constexpr drivers::PatternSource kPatterns[] = {{"Patterns.mlir",
 #include "Patterns.mlir.inc"
-    ;
+}};
 
-bool isInterfaceSupported(Interface interface) {
-  switch (interface) {
-  case Interface::SubgraphPartition:
-  case Interface::SubgraphDeclarationRequest:
-  case Interface::SubgraphDeclaration:
-  case Interface::SubgraphSpecializationRequest:
-  case Interface::SubgraphSpecialization:
-    return true;
-  case Interface::Input:
-  case Interface::Output:
-    break;
+/// Whether the fused convolution kernel implements `subgraph` whole.
+bool isFused(SubgraphOp subgraph) {
+  llvm::Expected<LoweredSubgraph> lowered = lowerSubgraph(subgraph);
+  if (!lowered) {
+    llvm::consumeError(lowered.takeError());
+    return false;
   }
-  return false;
-}
-
-/// Answers a CGC_SUBGRAPH_DECLARATION_REQUEST: the driver's patterns, sealed
-/// as a CGC_SUBGRAPH_DECLARATION container. The spec's request has no input
-/// data; a request container, when given, must be one (an empty module).
-CgcStatus declarePatterns(Device &device, const CgcFeatureDataMlirExchange &exchange,
-                          std::string &reply) {
-  drivers::IRContext context;
-  if (exchange.inputData) {
-    Interface interface;
-    OwningOpRef<Operation *> request = context.readContainer(
-        std::span(static_cast<const uint8_t *>(exchange.inputData),
-                  exchange.inputDataSizeInBytes),
-        "declaration request", interface);
-    if (!request)
-      return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                         "cannot read the declaration request: " + context.takeDiagnostics());
-    if (interface != Interface::SubgraphDeclarationRequest)
-      return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                         "a declaration request carries no data or a "
-                         "CGC_SUBGRAPH_DECLARATION_REQUEST container, got " +
-                             std::string(interchange::getInterfaceName(interface)));
-  }
-  Block block;
-  ParserConfig config(&context.get());
-  if (failed(parseSourceString(kPatterns, &block, config, "Patterns.mlir")) ||
-      !llvm::hasSingleElement(block))
-    return device.fail(CGC_ERROR_INTERNAL,
-                       "the CPU driver's patterns do not parse: " + context.takeDiagnostics());
-  OwningOpRef<Operation *> patterns(&block.front());
-  patterns.get()->remove();
-  llvm::raw_string_ostream os(reply);
-  if (failed(interchange::writeContainer(*patterns, Interface::SubgraphDeclaration, os)))
-    return device.fail(CGC_ERROR_INTERNAL, "cannot write the CPU driver's patterns: " +
-                                               context.takeDiagnostics());
-  return CGC_OK;
-}
-
-/// Answers a CGC_SUBGRAPH_SPECIALIZATION_REQUEST: a CGC_SUBGRAPH_SPECIALIZATION
-/// container holding the requested subgraphs one fused kernel implements.
-/// Accepting a subgraph the driver would run layer by layer would gain
-/// nothing over the fallback target's one-layer subgraphs and would hide
-/// from the compiler that the pattern promised more than the kernel does.
-CgcStatus specializeSubgraphs(Device &device, const CgcFeatureDataMlirExchange &exchange,
-                              std::string &reply) {
-  drivers::IRContext context;
-  Interface interface;
-  OwningOpRef<Operation *> request = context.readContainer(
-      std::span(static_cast<const uint8_t *>(exchange.inputData), exchange.inputDataSizeInBytes),
-      "specialization request", interface);
-  if (!request)
-    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                       "cannot read the specialization request: " + context.takeDiagnostics());
-  if (interface != Interface::SubgraphSpecializationRequest)
-    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                       "a specialization request must be a "
-                       "CGC_SUBGRAPH_SPECIALIZATION_REQUEST container, got " +
-                           std::string(interchange::getInterfaceName(interface)));
-
-  OpBuilder builder(&context.get());
-  OwningOpRef<ModuleOp> answer = ModuleOp::create(builder, builder.getUnknownLoc());
-  builder.setInsertionPointToEnd(answer->getBodyBlock());
-  // The reply holds the subgraphs the driver accepts, possibly none; the
-  // compiler sends the others to a fallback target.
-  for (SubgraphOp subgraph : cast<ModuleOp>(*request).getBodyBlock()->getOps<SubgraphOp>()) {
-    llvm::Expected<LoweredSubgraph> lowered = lowerSubgraph(subgraph);
-    if (!lowered)
-      llvm::consumeError(lowered.takeError());
-    else if (lowered->isFused)
-      builder.clone(*subgraph.getOperation());
-  }
-  llvm::raw_string_ostream os(reply);
-  if (failed(interchange::writeContainer(*answer, Interface::SubgraphSpecialization, os)))
-    return device.fail(CGC_ERROR_INTERNAL,
-                       "cannot write the specialization: " + context.takeDiagnostics());
-  return CGC_OK;
-}
-
-CgcStatus exchangeMlir(Device &device, CgcFeatureDataMlirExchange &exchange) {
-  std::optional<Interface> interface = interchange::lookupInterface(exchange.mlirInterface);
-  if (!interface)
-    return device.fail(CGC_ERROR_UNSUPPORTED,
-                       "unknown MLIR interface " + interchange::formatGuid(exchange.mlirInterface));
-  if (!exchange.outputDataSizeInBytes)
-    return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                       "an MLIR exchange needs outputDataSizeInBytes");
-  std::string reply;
-  switch (*interface) {
-  case Interface::SubgraphSpecializationRequest:
-    if (!exchange.inputData || exchange.inputDataSizeInBytes == 0)
-      return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                         "a specialization request needs input data: a container of "
-                         "cgc.subgraph ops");
-    if (CgcStatus status = specializeSubgraphs(device, exchange, reply))
-      return status;
-    break;
-  case Interface::SubgraphDeclarationRequest:
-    if (CgcStatus status = declarePatterns(device, exchange, reply))
-      return status;
-    break;
-  default:
-    return device.fail(CGC_ERROR_UNSUPPORTED,
-                       std::string(interchange::getInterfaceName(*interface)) +
-                           " is not an exchange request the CPU driver answers");
-  }
-
-  // Two-call size protocol: without a buffer, say how large the reply is;
-  // with one, *outputDataSizeInBytes is its capacity.
-  if (exchange.outputData) {
-    if (*exchange.outputDataSizeInBytes < reply.size()) {
-      size_t capacity = *exchange.outputDataSizeInBytes;
-      *exchange.outputDataSizeInBytes = reply.size();
-      return device.fail(CGC_ERROR_INVALID_ARGUMENT,
-                         "the reply takes " + std::to_string(reply.size()) +
-                             " bytes but the output buffer holds " + std::to_string(capacity));
-    }
-    std::memcpy(exchange.outputData, reply.data(), reply.size());
-  }
-  *exchange.outputDataSizeInBytes = reply.size();
-  return CGC_OK;
+  return lowered->isFused;
 }
 
 } // namespace
@@ -188,14 +55,17 @@ CgcStatus Device::getCaps(CgcFeature feature, void *data, size_t dataSize) {
     for (uint32_t i = 0; i < support.numMlirInterfaces; ++i) {
       std::optional<Interface> interface =
           interchange::lookupInterface(support.mlirInterfacesRequested[i]);
-      support.mlirInterfacesSupported[i] = interface && isInterfaceSupported(*interface);
+      support.mlirInterfacesSupported[i] =
+          interface && drivers::isExchangeInterfaceSupported(*interface);
     }
     return CGC_OK;
   }
   case CGC_FEATURE_MLIR_EXCHANGE: {
     if (dataSize < sizeof(CgcFeatureDataMlirExchange))
       break;
-    return exchangeMlir(*this, *static_cast<CgcFeatureDataMlirExchange *>(data));
+    drivers::CompileFailure failure = drivers::exchangeMlir(
+        *static_cast<CgcFeatureDataMlirExchange *>(data), {"CPU", kPatterns, isFused});
+    return failure.status == CGC_OK ? CGC_OK : fail(failure.status, failure.message);
   }
   case CGC_FEATURE_TIMESTAMP_QUERIES: {
     if (dataSize < sizeof(CgcFeatureDataTimestampQueries))
