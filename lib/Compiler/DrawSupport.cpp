@@ -14,7 +14,6 @@ namespace cgc::compiler::draw {
 namespace {
 
 constexpr llvm::StringLiteral kNameAttr = "cgc.name";
-constexpr llvm::StringLiteral kPatternAttr = "cgc.pattern";
 
 /// Fill, tint and stroke; targets with patterns take cool colors (the spec
 /// draws subgraphs blue), fallback targets warm ones.

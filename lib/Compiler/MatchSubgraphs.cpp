@@ -39,8 +39,6 @@ using namespace mlir;
 namespace cgc::compiler {
 namespace {
 
-/// The discardable subgraph attribute naming the pattern it was matched by.
-constexpr llvm::StringLiteral kPatternAttr = "cgc.pattern";
 /// The discardable subgraph attribute recording a pattern's `cgc.alignment`
 /// request (bytes) for memory planning.
 constexpr llvm::StringLiteral kAlignmentAttr = "cgc.alignment";

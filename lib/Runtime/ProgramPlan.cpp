@@ -66,10 +66,6 @@ private:
   SourceMgrDiagnosticHandler handler;
 };
 
-/// The subgraph attribute naming the driver pattern a subgraph was matched
-/// by (set by the compiler's matching stage).
-constexpr llvm::StringLiteral kPatternAttr = "cgc.pattern";
-
 /// Records the phase `name` of `plan` from `begin` to now.
 void addPhase(ProgramPlan &plan, std::string name, std::chrono::steady_clock::time_point begin) {
   plan.phases.push_back({std::move(name), "load", begin, std::chrono::steady_clock::now()});
@@ -89,7 +85,7 @@ std::vector<SubgraphInfo> describeSubgraphs(PartitionOp partition, SymbolTable &
     SubgraphInfo info{invoke.getCallee().str(), "", "", {}, 1};
     if (auto subgraph = symbols.lookup<SubgraphOp>(invoke.getCallee())) {
       info.origin = subgraph.getOrigin().str();
-      if (auto pattern = subgraph->getAttrOfType<StringAttr>(kPatternAttr))
+      if (auto pattern = subgraph->getAttrOfType<StringAttr>(compiler::kPatternAttr))
         info.pattern = pattern.str();
       if (FunctionalDefinitionOp definition = subgraph.getDefinition())
         definition.walk([&](Operation *op) {

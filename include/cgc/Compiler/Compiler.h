@@ -222,6 +222,10 @@ struct MemoryPlanReport {
   unsigned numInputsInScratch = 0;
 };
 
+/// The discardable subgraph attribute naming the pattern a subgraph was
+/// matched by (`matchSubgraphs` sets it; fallback subgraphs have none).
+inline constexpr llvm::StringLiteral kPatternAttr = "cgc.pattern";
+
 /// The discardable attribute `planMemory` sets on the program: a dictionary
 /// {scratch_bytes, naive_bytes, lower_bound_bytes, in_place} of i64.
 inline constexpr llvm::StringLiteral kMemoryPlanAttr = "cgc.memory_plan";
