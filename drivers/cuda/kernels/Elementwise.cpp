@@ -348,14 +348,30 @@ static llvm::Expected<Kernel> buildPRelu(PReluOp prelu, KernelContext::Impl &con
   return buildStridedKernel(prelu, context, spec);
 }
 
-std::optional<std::string> getElementwiseExpression(mlir::Operation *op, DType dtype) {
+/// The attribute value of a unary or binary layer its kernel does not
+/// implement ("approximate \"erf\""), or none.
+static std::optional<std::string> getUnimplementedAttribute(mlir::Operation *op) {
   if (auto gelu = llvm::dyn_cast<GeluOp>(op))
     if (gelu.getApproximate() != "none" && gelu.getApproximate() != "tanh")
-      return std::nullopt;
+      return ("approximate \"" + gelu.getApproximate() + "\"").str();
+  if (auto shift = llvm::dyn_cast<BitShiftOp>(op))
+    if (shift.getDirection() != "left" && shift.getDirection() != "right")
+      return ("direction \"" + shift.getDirection() + "\"").str();
+  return std::nullopt;
+}
+
+/// Whether `code`, the code of `op`, computes element type `dtype`.
+static bool implementsType(mlir::Operation *op, const ElementwiseCode &code, DType dtype) {
+  return inDomain(code.domain, dtype) &&
+         !(llvm::isa<ModOp>(op) && code.domain == Domain::Integer && !isIntegerDType(dtype));
+}
+
+std::optional<std::string> getElementwiseExpression(mlir::Operation *op, DType dtype) {
+  if (getUnimplementedAttribute(op))
+    return std::nullopt;
   std::optional<ElementwiseCode> code =
       op->getNumOperands() == 1 ? getUnaryCode(op, dtype) : getBinaryCode(op, dtype);
-  if (!code || code->boolResult || code->expression.empty() || !inDomain(code->domain, dtype) ||
-      (llvm::isa<ModOp>(op) && code->domain == Domain::Integer && !isIntegerDType(dtype)))
+  if (!code || code->boolResult || code->expression.empty() || !implementsType(op, *code, dtype))
     return std::nullopt;
   return code->expression;
 }
@@ -364,12 +380,8 @@ std::optional<std::string> getElementwiseExpression(mlir::Operation *op, DType d
 /// attribute values implemented, operands of one element type, that type in
 /// the layer's domain.
 static llvm::Expected<ElementwiseCode> getCheckedCode(mlir::Operation *op) {
-  if (auto gelu = llvm::dyn_cast<GeluOp>(op))
-    if (gelu.getApproximate() != "none" && gelu.getApproximate() != "tanh")
-      return unimplementedFeature(op, "approximate \"" + gelu.getApproximate() + "\"");
-  if (auto shift = llvm::dyn_cast<BitShiftOp>(op))
-    if (shift.getDirection() != "left" && shift.getDirection() != "right")
-      return unimplementedFeature(op, "direction \"" + shift.getDirection() + "\"");
+  if (std::optional<std::string> attribute = getUnimplementedAttribute(op))
+    return unimplementedFeature(op, *attribute);
   auto input = getTensorInfo(op, op->getOperand(0));
   if (!input)
     return input.takeError();
@@ -387,8 +399,7 @@ static llvm::Expected<ElementwiseCode> getCheckedCode(mlir::Operation *op) {
   }
   if (!code)
     return unimplementedOp(op);
-  if (!inDomain(code->domain, dtype) ||
-      (llvm::isa<ModOp>(op) && code->domain == Domain::Integer && !isIntegerDType(dtype)))
+  if (!implementsType(op, *code, dtype))
     return unimplementedElementType(op, dtype);
   return std::move(*code);
 }
