@@ -30,7 +30,8 @@ std::span<const uint8_t> getInput(const CgcFeatureDataMlirExchange &exchange) {
                    exchange.inputDataSizeInBytes);
 }
 
-/// The patterns of every file of `target`, merged into one cgc.module.
+/// The patterns of every file of `target`, merged into one cgc.module that
+/// carries the target's preferred layout.
 CompileFailure declarePatterns(const CgcFeatureDataMlirExchange &exchange,
                                const FusedTarget &target, std::string &reply) {
   IRContext context;
@@ -65,6 +66,9 @@ CompileFailure declarePatterns(const CgcFeatureDataMlirExchange &exchange,
   }
   if (!merged)
     return {CGC_ERROR_INTERNAL, driver + "patterns are missing"};
+  if (target.preferredLayout)
+    merged.get()->setAttr(kPreferredLayoutAttrName,
+                          StringAttr::get(&context.get(), target.preferredLayout));
   llvm::raw_string_ostream os(reply);
   if (failed(interchange::writeContainer(*merged, Interface::SubgraphDeclaration, os)))
     return {CGC_ERROR_INTERNAL, "cannot write " + driver + "patterns: " + context.takeDiagnostics()};

@@ -36,6 +36,11 @@ struct PatternSource {
   llvm::StringRef text;
 };
 
+/// The string attribute on a declaration's cgc.module that names the
+/// activation layout a target's fused kernels prefer ("channels_last"); the
+/// compiler reads it to choose its layout passes.
+inline constexpr llvm::StringLiteral kPreferredLayoutAttrName = "cgc.preferred_layout";
+
 /// A driver's fused target, as the exchange sees it.
 struct FusedTarget {
   /// Names the driver in messages: "CPU", "CUDA".
@@ -48,6 +53,11 @@ struct FusedTarget {
   /// hide from the compiler that a pattern promised more than its kernel
   /// does.
   llvm::function_ref<bool(SubgraphOp subgraph)> accepts;
+  /// The activation layout its fused kernels prefer, declared as
+  /// `cgc.preferred_layout` on the declaration's cgc.module ("channels_last":
+  /// its patterns expect the compiler's channels-last form of convolutions);
+  /// null: no preference, no attribute.
+  const char *preferredLayout = nullptr;
 };
 
 /// The interfaces a driver with a fused target supports: partitions,

@@ -32,9 +32,18 @@ namespace {
 /// temporary resource bytes they use.
 uint64_t instantiate(const LoweredSubgraph &lowered, std::span<const BufferRef> inputs,
                      std::span<const BufferRef> outputs, Plan &plan) {
+  // One kernel whose output is exactly one of its inputs' bytes is an
+  // in-place elementwise layer or a reshape, which the compiler merges only
+  // where that is safe; any other overlap is staged.
+  auto isSameRange = [](const BufferRef &lhs, const BufferRef &rhs) {
+    return lhs.base == rhs.base && lhs.bindPoint == rhs.bindPoint && lhs.offset == rhs.offset &&
+           lhs.size == rhs.size;
+  };
+  bool singleKernel = lowered.steps.size() == 1 && !lowered.steps.front().isCopy;
   bool stageOutputs = std::any_of(outputs.begin(), outputs.end(), [&](const BufferRef &out) {
-    return std::any_of(inputs.begin(), inputs.end(),
-                       [&](const BufferRef &in) { return out.overlaps(in); });
+    return std::any_of(inputs.begin(), inputs.end(), [&](const BufferRef &in) {
+      return out.overlaps(in) && !(singleKernel && isSameRange(out, in));
+    });
   });
   uint64_t temporaryEnd = lowered.scratchSize;
   std::vector<BufferRef> results(outputs.begin(), outputs.end());

@@ -3,9 +3,9 @@
 // Programs tier 2.0: device-address bindings, and CPU-data bindings copied
 // into device memory at record time. Interfaces: the driver compiles
 // CGC_SUBGRAPH_PARTITION; answers declaration requests with the patterns of
-// its fused target (patterns/*.mlir, embedded at build time, one file per
-// fused kernel family); and answers specialization requests with the
-// subgraphs a fused kernel implements whole (FusedKernels.h). A match it
+// its fused target (getFusedTarget, FusedKernels.h: patterns/*.mlir and the
+// preferred layout "channels_last"); and answers specialization requests
+// with the subgraphs a fused kernel implements whole. A match it
 // rejects goes, layer by layer, to the fallback target, whose one-layer
 // subgraphs this driver compiles with the per-layer kernels.
 //
@@ -15,7 +15,6 @@
 #include "FusedKernels.h"
 #include "MlirExchange.h"
 
-#include "cgc/Dialect/CGC/IR/CGCOps.h"
 #include "cgc/Interchange/Container.h"
 
 #include <optional>
@@ -25,42 +24,6 @@ namespace cgc::cuda {
 namespace {
 
 using interchange::Interface;
-
-/// The fused target's patterns, one cgc.module per kernel family: data kept
-/// out of the code.
-constexpr drivers::PatternSource kPatternFiles[] = {
-    {"patterns/convolution.mlir",
-#include "convolution.mlir.inc"
-    },
-    {"patterns/matmul.mlir",
-#include "matmul.mlir.inc"
-    },
-    {"patterns/attention.mlir",
-#include "attention.mlir.inc"
-    },
-    {"patterns/normalization.mlir",
-#include "normalization.mlir.inc"
-    },
-    {"patterns/elementwise.mlir",
-#include "elementwise.mlir.inc"
-    },
-};
-
-/// Whether one fused kernel implements `subgraph` whole (checked without a
-/// GPU).
-bool isFused(SubgraphOp subgraph) {
-  FunctionalDefinitionOp definition = subgraph.getDefinition();
-  if (!definition || definition.getBody().empty())
-    return false;
-  std::optional<llvm::Error> fused = checkFusedKernel(definition);
-  if (!fused)
-    return false;
-  if (*fused) {
-    llvm::consumeError(std::move(*fused));
-    return false;
-  }
-  return true;
-}
 
 } // namespace
 
@@ -88,7 +51,7 @@ CgcStatus Device::getCaps(CgcFeature feature, void *data, size_t dataSize) {
     if (dataSize < sizeof(CgcFeatureDataMlirExchange))
       break;
     drivers::CompileFailure failure = drivers::exchangeMlir(
-        *static_cast<CgcFeatureDataMlirExchange *>(data), {"CUDA", kPatternFiles, isFused});
+        *static_cast<CgcFeatureDataMlirExchange *>(data), getFusedTarget());
     return failure.status == CGC_OK ? CGC_OK : fail(failure.status, failure.message);
   }
   case CGC_FEATURE_TIMESTAMP_QUERIES: {

@@ -25,6 +25,7 @@
 #define CGC_DRIVERS_CUDA_FUSEDKERNELS_H
 
 #include "Kernels.h"
+#include "MlirExchange.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 
@@ -49,6 +50,11 @@ std::optional<llvm::Error> checkFusedKernel(FunctionalDefinitionOp definition);
 /// no fused kernel has the definition's shape (checkFusedKernel said so).
 std::optional<llvm::Expected<Kernel>> buildFusedKernel(FunctionalDefinitionOp definition,
                                                        KernelContext &context);
+
+/// The fused target as the driver declares it through the MLIR exchange:
+/// the patterns of every family (patterns/*.mlir), checkFusedKernel as the
+/// acceptance of a match, and the preferred layout "channels_last".
+const drivers::FusedTarget &getFusedTarget();
 
 /// The name of the fused kernel family that implements `definition`
 /// ("convolution", "matmul", "attention", "normalization", "elementwise"),

@@ -13,7 +13,9 @@
 // of them at an offset). When an invocation writes memory it also reads (an
 // output overlapping an input of the same bind point), its outputs are staged
 // in the temporary resource after the scratch and copied out at the end, so
-// that no layer reads what an earlier layer of the same invocation wrote.
+// that no layer reads what an earlier layer of the same invocation wrote;
+// a one-kernel invocation whose output is exactly an input's bytes (the
+// compiler's in-place elementwise layers and merged reshapes) is not staged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <system_error>
 
 using namespace mlir;
@@ -216,9 +220,18 @@ llvm::Expected<LoweredSubgraph> lowerSubgraph(SubgraphOp subgraph, KernelContext
 /// temporary resource bytes they use.
 uint64_t instantiate(const LoweredSubgraph &lowered, std::span<const BufferRef> inputs,
                      std::span<const BufferRef> outputs, Plan &plan) {
+  // One kernel whose output is exactly one of its inputs' bytes is an
+  // in-place elementwise layer or a reshape, which the compiler merges only
+  // where that is safe; any other overlap is staged.
+  auto isSameRange = [](const BufferRef &lhs, const BufferRef &rhs) {
+    return lhs.base == rhs.base && lhs.bindPoint == rhs.bindPoint && lhs.offset == rhs.offset &&
+           lhs.size == rhs.size;
+  };
+  bool singleKernel = lowered.steps.size() == 1 && !lowered.steps.front().isCopy;
   bool stageOutputs = std::any_of(outputs.begin(), outputs.end(), [&](const BufferRef &out) {
-    return std::any_of(inputs.begin(), inputs.end(),
-                       [&](const BufferRef &in) { return out.overlaps(in); });
+    return std::any_of(inputs.begin(), inputs.end(), [&](const BufferRef &in) {
+      return out.overlaps(in) && !(singleKernel && isSameRange(out, in));
+    });
   });
   uint64_t temporaryEnd = lowered.scratchSize;
   std::vector<BufferRef> results(outputs.begin(), outputs.end());
@@ -274,40 +287,85 @@ CgcStatus getCompileStatus(std::error_code code) {
   return CGC_ERROR_UNSUPPORTED;
 }
 
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Partitions
 //===----------------------------------------------------------------------===//
 
+/// A subgraph lowered, or why it could not be.
+struct LoweringResult {
+  std::optional<LoweredSubgraph> lowered;
+  std::error_code code;
+  std::string message;
+};
+
+LoweringResult lowerForPlan(SubgraphOp subgraph, KernelContext &kernels) {
+  LoweringResult result;
+  llvm::Expected<LoweredSubgraph> lowering = lowerSubgraph(subgraph, kernels);
+  if (lowering) {
+    result.lowered = std::move(*lowering);
+    return result;
+  }
+  llvm::handleAllErrors(lowering.takeError(), [&](const llvm::ErrorInfoBase &info) {
+    result.message = info.message();
+    result.code = info.convertToErrorCode();
+  });
+  return result;
+}
+
+/// Lowers every subgraph of the partition that holds `first` at once, on up
+/// to hardware_concurrency threads: kernel builds compile code (NVRTC, cuDNN's
+/// runtime fusion) and time candidates, and a partition may hold dozens.
+llvm::StringMap<LoweringResult> lowerAllSubgraphs(SubgraphOp first, KernelContext &kernels) {
+  std::vector<SubgraphOp> subgraphs;
+  for (mlir::Operation &op : first->getParentOp()->getRegion(0).front())
+    if (auto subgraph = llvm::dyn_cast<SubgraphOp>(op))
+      subgraphs.push_back(subgraph);
+  std::vector<LoweringResult> results(subgraphs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    // Kernels create code and library descriptors on the current device.
+    ScopedCurrentDevice current(kernels.getDevice());
+    for (size_t index = next++; index < subgraphs.size(); index = next++)
+      results[index] = lowerForPlan(subgraphs[index], kernels);
+  };
+  size_t numThreads =
+      std::min<size_t>(subgraphs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t thread = 1; thread < numThreads; ++thread)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &thread : threads)
+    thread.join();
+  llvm::StringMap<LoweringResult> lowered;
+  for (auto [subgraph, result] : llvm::zip_equal(subgraphs, results))
+    lowered.try_emplace(subgraph.getSymName(), std::move(result));
+  return lowered;
+}
+
+} // namespace
+
 CompileFailure compilePartition(std::span<const uint8_t> container, const std::string &programName,
                                 KernelContext &kernels, Plan &plan) {
-  llvm::StringMap<LoweredSubgraph> lowered;
+  llvm::StringMap<LoweringResult> lowered;
   return drivers::readPartition(
       container, programName, plan.bindPoints,
       [&](const std::string &where, SubgraphOp subgraph,
           std::span<const drivers::BindPointRange> ranges) -> CompileFailure {
+        if (lowered.empty())
+          lowered = lowerAllSubgraphs(subgraph, kernels);
         auto it = lowered.find(subgraph.getSymName());
-        if (it == lowered.end()) {
-          llvm::Expected<LoweredSubgraph> lowering = lowerSubgraph(subgraph, kernels);
-          if (!lowering) {
-            std::error_code code;
-            std::string message;
-            llvm::handleAllErrors(lowering.takeError(), [&](const llvm::ErrorInfoBase &info) {
-              message = info.message();
-              code = info.convertToErrorCode();
-            });
-            return {getCompileStatus(code), where + ", " + message};
-          }
-          it = lowered.try_emplace(subgraph.getSymName(), std::move(*lowering)).first;
-        }
+        if (it == lowered.end())
+          it = lowered.try_emplace(subgraph.getSymName(), lowerForPlan(subgraph, kernels)).first;
+        const LoweringResult &lowering = it->second;
+        if (!lowering.lowered)
+          return {getCompileStatus(lowering.code), where + ", " + lowering.message};
         std::vector<BufferRef> operands;
         for (const drivers::BindPointRange &range : ranges)
           operands.push_back(BufferRef::bindPointRange(range.bindPoint, range.offset, range.size));
         size_t numInputs = subgraph.getNumInputs();
         std::span<const BufferRef> all(operands);
         uint64_t used =
-            instantiate(it->second, all.first(numInputs), all.subspan(numInputs), plan);
+            instantiate(*lowering.lowered, all.first(numInputs), all.subspan(numInputs), plan);
         plan.temporaryResourceSize = std::max(plan.temporaryResourceSize, used);
         return {};
       });

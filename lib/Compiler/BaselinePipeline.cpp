@@ -49,6 +49,9 @@ struct BindPoint {
   unsigned index;      // program argument (Input), output position (Output), slot
   StringRef constant;  // the constant's name (Constant)
   MemRefType type;
+  /// Constant: its `permutation` (null: bound as stored). One name bound
+  /// with two permutations is two bind points.
+  ArrayAttr permutation = {};
 };
 
 /// One subgraph invocation of the partition: the subgraph and, per
@@ -95,7 +98,7 @@ private:
 
   SmallVector<BindPoint> bindPoints;
   llvm::DenseMap<Value, unsigned> bindPointOfValue;
-  llvm::StringMap<unsigned> bindPointOfConstant;
+  llvm::DenseMap<std::pair<Attribute, Attribute>, unsigned> bindPointOfConstant;
   SmallVector<Invocation> invocations;
   llvm::StringSet<> usedNames;
 };
@@ -137,15 +140,17 @@ void BaselineLowering::assignBindPoints() {
       bindPointOfValue[argument] =
           add({BindPoint::Kind::Input, argument.getArgNumber(), {},
                toMemRef(cast<TensorType>(argument.getType()))});
-  // Constants, one per name, in order of first use (by layers, then outputs).
+  // Constants, one per name and permutation, in order of first use (by
+  // layers, then outputs).
   auto addConstant = [&](Value value) {
     auto constant = value.getDefiningOp<ConstantOp>();
     if (!constant || bindPointOfValue.contains(value))
       return;
-    auto [it, inserted] = bindPointOfConstant.try_emplace(constant.getName(), bindPoints.size());
+    auto [it, inserted] = bindPointOfConstant.try_emplace(
+        {constant.getNameAttr(), constant.getPermutationAttr()}, bindPoints.size());
     if (inserted)
       add({BindPoint::Kind::Constant, 0, constant.getName(),
-           toMemRef(cast<TensorType>(constant.getType()))});
+           toMemRef(cast<TensorType>(constant.getType())), constant.getPermutationAttr()});
     bindPointOfValue[value] = it->second;
   };
   for (Operation *op : liveLayers)
@@ -317,7 +322,8 @@ void BaselineLowering::createProgram(PartitionOp partition) {
       operands.push_back(program.getArgument(numInputs + bindPoint.index));
       break;
     case BindPoint::Kind::Constant:
-      operands.push_back(ConstantOp::create(builder, loc, bindPoint.type, bindPoint.constant));
+      operands.push_back(ConstantOp::create(builder, loc, bindPoint.type, bindPoint.constant,
+                                            bindPoint.permutation));
       break;
     case BindPoint::Kind::Intermediate:
       operands.push_back(nullptr); // viewed below, after the constants

@@ -6,7 +6,14 @@
 // offers the newly selected candidates to their targets, one
 // CGC_SUBGRAPH_SPECIALIZATION_REQUEST per target, and the rejected ones free
 // their layers for the next round, until a round rejects nothing. Accepted
-// candidates stay selected, so a later round only fills the gaps. Accepted
+// candidates stay selected, so a later round only fills the gaps. A round
+// offers one benefit, the highest left; after a round that accepted
+// something, the patterns are matched again around the accepted subgraphs,
+// whose layers a chain may now end at, before a lower benefit gets its turn:
+// ResNet's shortcut convolution reads, on its own, as a chain running into
+// the residual add that the main branch's convolution took, so only this
+// second look finds it as a convolution alone, at its pattern's benefit.
+// Accepted
 // matches become pattern subgraphs, every other live layer a one-layer
 // subgraph of the fallback target, and the entry point calls them; last,
 // structurally identical subgraphs of one origin become one symbol.
@@ -132,7 +139,10 @@ private:
   enum class Decision { Open, Accepted, Rejected };
 
   void dropDeadLayers();
-  void findCandidates();
+  /// Appends the matches not yet among the candidates, avoiding `taken`.
+  /// Returns how many were added.
+  unsigned findCandidates(const llvm::DenseSet<Operation *> *taken = nullptr);
+  llvm::DenseSet<Operation *> getAcceptedLayers() const;
   LogicalResult selectAndSpecialize();
   SmallVector<unsigned> selectRound() const;
   LogicalResult offer(const Target &target, ArrayRef<unsigned> indices);
@@ -178,14 +188,18 @@ void SubgraphMatching::dropDeadLayers() {
     op->erase();
 }
 
-void SubgraphMatching::findCandidates() {
+unsigned SubgraphMatching::findCandidates(const llvm::DenseSet<Operation *> *taken) {
   PatternMatcher matcher(entry);
   SmallVector<PatternMatch> found;
   for (const Target *target : targets) {
     if (!target->declaration)
       continue;
     for (auto pattern : target->declaration.get().getBodyBlock()->getOps<pattern::PatternOp>())
-      found.append(matcher.match(pattern, *target));
+      for (PatternMatch &match : matcher.match(pattern, *target, taken))
+        if (llvm::none_of(candidates, [&](const PatternMatch &known) {
+              return known.pattern == match.pattern && known.layers == match.layers;
+            }))
+          found.push_back(std::move(match));
   }
   // Among equals, the order of targets, then of their patterns.
   SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, found.size()));
@@ -201,20 +215,37 @@ void SubgraphMatching::findCandidates() {
   });
   for (unsigned index : order)
     candidates.push_back(std::move(found[index]));
-  decisions.assign(candidates.size(), Decision::Open);
+  decisions.resize(candidates.size(), Decision::Open);
   report.numCandidates = candidates.size();
+  return found.size();
 }
 
-SmallVector<unsigned> SubgraphMatching::selectRound() const {
+llvm::DenseSet<Operation *> SubgraphMatching::getAcceptedLayers() const {
   llvm::DenseSet<Operation *> taken;
   for (auto [match, decision] : llvm::zip(candidates, decisions))
     if (decision == Decision::Accepted)
       taken.insert(match.layers.begin(), match.layers.end());
+  return taken;
+}
+
+SmallVector<unsigned> SubgraphMatching::selectRound() const {
+  llvm::DenseSet<Operation *> taken = getAcceptedLayers();
+  auto isOpen = [&](unsigned index) {
+    return decisions[index] == Decision::Open &&
+           llvm::none_of(candidates[index].layers,
+                         [&](Operation *op) { return taken.contains(op); });
+  };
+  // One benefit per round, the highest left: what it accepts is matched
+  // around before a lower benefit gets its turn.
+  std::optional<int64_t> tier;
+  for (unsigned index : llvm::seq<unsigned>(0, candidates.size()))
+    if (isOpen(index) && (!tier || candidates[index].benefit > *tier))
+      tier = candidates[index].benefit;
   SmallVector<unsigned> selected;
-  for (auto [index, match] : llvm::enumerate(candidates)) {
-    if (decisions[index] != Decision::Open ||
-        llvm::any_of(match.layers, [&](Operation *op) { return taken.contains(op); }))
+  for (unsigned index : llvm::seq<unsigned>(0, candidates.size())) {
+    if (candidates[index].benefit != tier || !isOpen(index))
       continue;
+    const PatternMatch &match = candidates[index];
     taken.insert(match.layers.begin(), match.layers.end());
     selected.push_back(index);
   }
@@ -269,16 +300,19 @@ LogicalResult SubgraphMatching::selectAndSpecialize() {
     SmallVector<unsigned> selected = selectRound();
     if (selected.empty())
       return success();
-    unsigned rejectedBefore = report.numRejected;
+    unsigned acceptedBefore = llvm::count(decisions, Decision::Accepted);
     for (const Target *target : targets) {
       SmallVector<unsigned> ofTarget = llvm::filter_to_vector(
           selected, [&](unsigned index) { return candidates[index].target == target; });
       if (!ofTarget.empty() && failed(offer(*target, ofTarget)))
         return failure();
     }
-    // Without a rejection the next round would select nothing new.
-    if (report.numRejected == rejectedBefore)
-      return success();
+    // Look again around what this round accepted: chains may now end where
+    // an accepted subgraph begins.
+    if (static_cast<unsigned>(llvm::count(decisions, Decision::Accepted)) != acceptedBefore) {
+      llvm::DenseSet<Operation *> taken = getAcceptedLayers();
+      findCandidates(&taken);
+    }
   }
 }
 

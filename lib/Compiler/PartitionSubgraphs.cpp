@@ -81,6 +81,9 @@ struct Buffer {
   /// partition reads it.
   unsigned producer = 0;
   bool readLater = false;
+  /// Constant: its `permutation` (null: bound as stored). One name bound
+  /// with two permutations is two buffers.
+  ArrayAttr permutation;
 };
 
 /// One subgraph invocation: a call of the entry point, or a copy into an
@@ -331,12 +334,18 @@ void Partitioner::assignBuffers() {
                                  toMemRef(type).withConstant(false)}));
   for (auto [value, position] : outputPosition)
     bufferOfValue[value] = outputBuffers[position];
-  llvm::StringMap<unsigned> bufferOfConstant;
+  llvm::DenseMap<std::pair<Attribute, Attribute>, unsigned> bufferOfConstant;
   auto bufferOf = [&](Value value) {
     if (auto constant = value.getDefiningOp<ConstantOp>()) {
-      auto [it, inserted] = bufferOfConstant.try_emplace(constant.getName(), buffers.size());
-      if (inserted)
-        add({Buffer::Kind::Constant, 0, constant.getName(), toMemRef(constant.getType())});
+      ArrayAttr permutation = constant.getPermutationAttr();
+      auto [it, inserted] = bufferOfConstant.try_emplace(
+          {constant.getNameAttr(), permutation}, buffers.size());
+      if (inserted) {
+        Buffer buffer{Buffer::Kind::Constant, 0, constant.getName(),
+                      toMemRef(constant.getType())};
+        buffer.permutation = permutation;
+        add(buffer);
+      }
       return it->second;
     }
     return bufferOfValue.at(value);
@@ -479,7 +488,8 @@ void Partitioner::createProgram(ArrayRef<PartitionOp> partitionOps,
     for (unsigned index : partition)
       if (buffers[index].kind == Buffer::Kind::Constant && !valueOfBuffer[index])
         valueOfBuffer[index] =
-            ConstantOp::create(builder, loc, buffers[index].type, buffers[index].constant);
+            ConstantOp::create(builder, loc, buffers[index].type, buffers[index].constant,
+                               buffers[index].permutation);
   Value scratch = program.getArguments().back();
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
     switch (buffer.kind) {

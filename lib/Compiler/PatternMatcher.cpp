@@ -91,8 +91,9 @@ struct Binding {
 class PatternSearch {
 public:
   PatternSearch(pattern::PatternOp pattern,
-                const llvm::DenseMap<Operation *, unsigned> &positions)
-      : pattern(pattern), positions(positions) {}
+                const llvm::DenseMap<Operation *, unsigned> &positions,
+                const llvm::DenseSet<Operation *> *taken)
+      : pattern(pattern), positions(positions), taken(taken) {}
 
   /// Extends `binding` in every consistent way; appends the complete ones.
   void search(Binding binding, SmallVectorImpl<Binding> &complete);
@@ -112,8 +113,13 @@ private:
              uint64_t &alignment);
   bool isConvex(ArrayRef<Value> inputs, const llvm::DenseSet<Operation *> &matched);
 
+  bool isTaken(Operation *op) const { return taken && taken->contains(op); }
+
   pattern::PatternOp pattern;
   const llvm::DenseMap<Operation *, unsigned> &positions;
+  /// Layers of accepted subgraphs (may be null): never matched, and a chain
+  /// ends where one begins.
+  const llvm::DenseSet<Operation *> *taken;
 };
 
 //===----------------------------------------------------------------------===//
@@ -237,7 +243,7 @@ bool PatternSearch::isGreedyChain(pattern::ElementwiseChainOp chain, const Bindi
     if (current.use_empty())
       break;
     Operation *user = *current.getUsers().begin();
-    if (!isChainStep(chain, current, user, chainType))
+    if (isTaken(user) || !isChainStep(chain, current, user, chainType))
       break;
     // The chain's other operands come from outside the match.
     if (llvm::any_of(user->getOperands(), [&](Value operand) {
@@ -364,6 +370,8 @@ std::optional<PatternMatch> PatternSearch::validate(const Binding &binding, Valu
   llvm::DenseSet<Operation *> matched;
   for (auto &covered : binding.coveredBy)
     matched.insert(covered.first);
+  if (llvm::any_of(matched, [&](Operation *op) { return isTaken(op); }))
+    return std::nullopt;
   auto isMatchedValue = [&](Value value) {
     return value && isa<OpResult>(value) && matched.contains(value.getDefiningOp());
   };
@@ -419,17 +427,19 @@ PatternMatcher::PatternMatcher(EntryPointOp entry) : entry(entry) {
 }
 
 SmallVector<PatternMatch> PatternMatcher::match(pattern::PatternOp pattern,
-                                                const Target &target) const {
+                                                const Target &target,
+                                                const llvm::DenseSet<Operation *> *taken) const {
   SmallVector<PatternMatch> matches;
   EntryPointOp entryPoint = entry;
   Value rootValue = pattern.getRootValue();
   if (!rootValue)
     return matches;
   auto rootLayer = rootValue.getDefiningOp<pattern::LayerOp>();
-  PatternSearch search(pattern, positions);
+  PatternSearch search(pattern, positions, taken);
   for (Operation &op : entryPoint.getBody().front()) {
     if (!isLayerOp(&op) || op.getNumResults() != 1 ||
-        (rootLayer && op.getName().getStringRef() != rootLayer.getOpName()))
+        (rootLayer && op.getName().getStringRef() != rootLayer.getOpName()) ||
+        (taken && taken->contains(&op)))
       continue;
     Binding start;
     start.pending.emplace_back(rootValue, op.getResult(0));

@@ -14,6 +14,7 @@
 #include "cgc/Dialect/CGCPattern/IR/CGCPatternOps.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace cgc::compiler {
@@ -47,7 +48,13 @@ public:
   /// A match is valid when the pattern's values bind consistently, its
   /// constraints hold, each chain is the greedy longest one from its anchor,
   /// only the root is used outside the match and the match is convex.
-  llvm::SmallVector<PatternMatch> match(pattern::PatternOp pattern, const Target &target) const;
+  ///
+  /// With `taken` (layers already in accepted subgraphs), matches avoid those
+  /// layers and a chain may end where a taken layer begins: the greedy rule
+  /// reads the IR without them.
+  llvm::SmallVector<PatternMatch>
+  match(pattern::PatternOp pattern, const Target &target,
+        const llvm::DenseSet<mlir::Operation *> *taken = nullptr) const;
 
   /// The position of `op` in the entry point's body.
   unsigned getPosition(mlir::Operation *op) const { return positions.lookup(op); }

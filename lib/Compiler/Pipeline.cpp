@@ -71,6 +71,11 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
       failed(timed("convert-precision",
                    [&] { return convertPrecision(module, options.precision, &out.precision); })))
     return finish(failure());
+  out.layout = LayoutReport();
+  out.layout.layout = resolveLayout(options.layout, targets, module);
+  if (out.layout.layout == Layout::ChannelsLast &&
+      failed(timed("channels-last", [&] { return convertToChannelsLast(module, &out.layout); })))
+    return finish(failure());
   if (options.stopAfter == Stage::Input)
     return finish(success());
 
@@ -124,6 +129,12 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
        << precision.numFloat32Layers << " layers kept in float32; "
        << precision.numCastsInserted << " casts inserted, " << precision.numCastsRemoved
        << " identity casts removed)\n";
+  const LayoutReport &layout = report.layout;
+  if (layout.layout == Layout::ChannelsLast)
+    os << "layout: channels-last (" << layout.numConvolutions << " convolutions, "
+       << layout.numElementwiseLayers << " elementwise layers on NHWC, "
+       << layout.numPermutedConstants << " weights bound as OHWI; " << layout.numTransposes
+       << " transposes inserted)\n";
   const MatchReport &match = report.match;
   os << "layers: " << match.numLayers << "\n";
   os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered

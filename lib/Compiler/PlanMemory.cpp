@@ -6,7 +6,9 @@
 // packer places values largest first at the best-fitting gap among the
 // values they must not share with, as TFLite's arena planner and IREE's
 // stream allocator do. Elementwise subgraphs may write their result over an
-// operand that dies there (in-place), which merges the two values.
+// operand that dies there (in-place), which merges the two values. A
+// reshape's result is its operand's bytes under another shape: the two
+// always merge (neither is written again), and the reshape costs nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "cgc/Compiler/Passes.h"
 #include "ProgramAccesses.h"
 
+#include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
 #include "mlir/IR/Builders.h"
@@ -74,6 +77,8 @@ private:
   bool dependsOnAll(int step, ArrayRef<int> steps) const;
   bool canShare(const ScratchValue &a, const ScratchValue &b) const;
   bool isElementwise(SubgraphOp subgraph);
+  /// Whether the subgraph only reshapes its one input (bytes unchanged).
+  bool isReshape(SubgraphOp subgraph);
   void mergeInPlace();
   unsigned find(unsigned index);
   SmallVector<unsigned> getGroups();
@@ -107,6 +112,7 @@ private:
   /// `concurrency` only).
   std::vector<llvm::BitVector> reach;
   llvm::DenseMap<Operation *, bool> elementwiseSubgraphs;
+  llvm::DenseMap<Operation *, bool> reshapeSubgraphs;
   unsigned numInPlace = 0;
 };
 
@@ -223,6 +229,21 @@ bool MemoryPlanner::isElementwise(SubgraphOp subgraph) {
   return it->second = numLayers != 0;
 }
 
+bool MemoryPlanner::isReshape(SubgraphOp subgraph) {
+  auto [it, inserted] = reshapeSubgraphs.try_emplace(subgraph, false);
+  if (!inserted)
+    return it->second;
+  FunctionalDefinitionOp definition = subgraph.getDefinition();
+  if (!definition || definition.isExternal() || definition.getNumArguments() != 1 ||
+      definition.getNumResults() != 1)
+    return false;
+  Block &body = definition.getBody().front();
+  bool onlyReshapes = llvm::all_of(body.without_terminator(), [](Operation &op) {
+    return isa<op::ReshapeOp>(op);
+  });
+  return it->second = onlyReshapes && !body.without_terminator().empty();
+}
+
 unsigned MemoryPlanner::find(unsigned index) {
   while (values[index].representative != index)
     index = values[index].representative = values[values[index].representative].representative;
@@ -232,7 +253,8 @@ unsigned MemoryPlanner::find(unsigned index) {
 void MemoryPlanner::mergeInPlace() {
   for (auto [index, step] : llvm::enumerate(accesses.steps)) {
     int stepIndex = index;
-    if (!isElementwise(step.subgraph))
+    bool reshape = isReshape(step.subgraph);
+    if (!reshape && !isElementwise(step.subgraph))
       continue;
     unsigned numInputs = step.subgraph.getNumInputs();
     if (step.operands.size() != numInputs + 1)
@@ -265,16 +287,21 @@ void MemoryPlanner::mergeInPlace() {
       unsigned group = find(operandIt->second);
       ScratchValue &operandValue = values[group];
       auto operandType = cast<MemRefType>(step.invoke.getOperand(position).getType());
-      if (group == resultGroup || operandValue.last != stepIndex ||
-          operandType.getShape() != resultType.getShape() ||
-          operandType.getElementType() != resultType.getElementType() ||
+      if (group == resultGroup || operandType.getElementType() != resultType.getElementType() ||
           !coversWhole(operand, values[operandIt->second]) || countPositions(group) != 1)
         continue;
-      if (options.concurrency && !dependsOnAll(stepIndex, operandValue.steps))
+      if (reshape) {
+        // The same bytes under another shape: the operand may live on.
+        if (operand.size != result.size)
+          continue;
+      } else if (operandValue.last != stepIndex ||
+                 operandType.getShape() != resultType.getShape() ||
+                 (options.concurrency && !dependsOnAll(stepIndex, operandValue.steps))) {
         continue;
+      }
       // The result takes the operand's bytes.
       resultValue.representative = group;
-      operandValue.last = resultValue.last;
+      operandValue.last = std::max(operandValue.last, resultValue.last);
       operandValue.size = std::max(operandValue.size, resultValue.size);
       operandValue.alignment = std::max(operandValue.alignment, resultValue.alignment);
       SmallVector<int> steps;

@@ -101,7 +101,8 @@ FailureOr<ProgramAccesses> collectProgramAccesses(ModuleOp module, ProgramOp pro
   }
 
   SymbolTable symbols(module);
-  llvm::StringMap<unsigned> constantBuffers;
+  // One buffer per constant name and permutation.
+  llvm::DenseMap<std::pair<Attribute, Attribute>, unsigned> constantBuffers;
   llvm::DenseMap<Operation *, BindPointUse> bindPointUses;
   auto getBindPointUse = [&](PartitionOp partition) -> FailureOr<const BindPointUse *> {
     auto [it, inserted] = bindPointUses.try_emplace(partition);
@@ -133,7 +134,8 @@ FailureOr<ProgramAccesses> collectProgramAccesses(ModuleOp module, ProgramOp pro
   for (Operation &op : body) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       auto [it, inserted] =
-          constantBuffers.try_emplace(constant.getName(), numArguments + constantBuffers.size());
+          constantBuffers.try_emplace({constant.getNameAttr(), constant.getPermutationAttr()},
+                                      numArguments + constantBuffers.size());
       locations[constant.getResult()] = {constant.getResult(), it->second, 0, 0};
       continue;
     }

@@ -40,10 +40,23 @@ compiler::Precision getCompilerPrecision(CompilerOptions::Precision precision) {
   return compiler::Precision::Float32;
 }
 
+compiler::Layout getCompilerLayout(CompilerOptions::Layout layout) {
+  switch (layout) {
+  case CompilerOptions::Layout::Auto:
+    return compiler::Layout::Auto;
+  case CompilerOptions::Layout::ChannelsFirst:
+    return compiler::Layout::ChannelsFirst;
+  case CompilerOptions::Layout::ChannelsLast:
+    return compiler::Layout::ChannelsLast;
+  }
+  return compiler::Layout::Auto;
+}
+
 compiler::CompileOptions getCompileOptions(const CompileRequest &request) {
   const CompilerOptions &knobs = request.options;
   compiler::CompileOptions options;
   options.precision = getCompilerPrecision(knobs.precision);
+  options.layout = getCompilerLayout(knobs.layout);
   options.match.fallbackTarget = compiler::getFallbackTargetName(request.target.driverName);
   options.partition.mode = knobs.partitionMode == CompilerOptions::PartitionMode::PerSubgraph
                                ? compiler::PartitionOptions::Mode::PerSubgraph
@@ -104,6 +117,7 @@ LogicalResult compileWithCompiler(cgc::ModuleOp module, const CompileRequest &re
   if (failed(compiler::compile(module, targets, options, &report)))
     return failure();
 
+  stats.layout = compiler::getLayoutName(report.layout.layout).str();
   stats.fallbackTarget = options.match.fallbackTarget;
   stats.numLayers = report.match.numLayers;
   stats.numOffered = report.match.numOffered;
@@ -134,6 +148,16 @@ LogicalResult compileWithBaseline(cgc::ModuleOp module, const CompileRequest &re
   stats.stages.push_back({"compile: convert-precision", "compile", begin, Clock::now()});
   if (failed(converted))
     return failure();
+  // The baseline asks the driver for nothing: Auto keeps the model's layout.
+  compiler::Layout layout = compiler::resolveLayout(getCompilerLayout(request.options.layout), {}, module);
+  stats.layout = compiler::getLayoutName(layout).str();
+  if (layout == compiler::Layout::ChannelsLast) {
+    begin = Clock::now();
+    LogicalResult channelsLast = compiler::convertToChannelsLast(module);
+    stats.stages.push_back({"compile: channels-last", "compile", begin, Clock::now()});
+    if (failed(channelsLast))
+      return failure();
+  }
   PassManager pm(module.getContext(), cgc::ModuleOp::getOperationName());
   BaselinePipelineOptions options;
   options.target = request.target.driverName;

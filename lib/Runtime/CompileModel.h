@@ -32,6 +32,8 @@ mlir::FailureOr<compiler::Target> makeCompilerTarget(const DeviceTarget &device,
 
 /// The compiler's precision for the session's.
 compiler::Precision getCompilerPrecision(CompilerOptions::Precision precision);
+/// The compiler's layout for the session's.
+compiler::Layout getCompilerLayout(CompilerOptions::Layout layout);
 
 /// The compiler's options for `request`: its knobs, the fallback target
 /// "<driver>.fallback", and the driver's alignment everywhere.

@@ -158,7 +158,9 @@ Result<bool> Planner::run() {
   std::string where = "cgc.program @" + program.getName().str();
   plan.programName = program.getName().str();
   llvm::DenseMap<Value, ValueLocation> locations;
-  llvm::StringMap<unsigned> constantIndex;
+  // One PlanConstant (one device buffer) per name, permutation and element type.
+  llvm::DenseMap<std::tuple<mlir::Attribute, mlir::Attribute, mlir::Type>, unsigned>
+      constantIndex;
 
   // Program arguments: directly bound and written -> output; viewed -> scratch.
   llvm::SmallVector<bool> viewed(program.getNumArguments()), bound(program.getNumArguments()),
@@ -179,14 +181,21 @@ Result<bool> Planner::run() {
   for (Operation &op : program.getBody().front()) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       auto type = cast<MemRefType>(constant.getType());
-      auto [it, inserted] = constantIndex.try_emplace(constant.getName(), plan.constants.size());
+      auto [it, inserted] = constantIndex.try_emplace(
+          {constant.getNameAttr(), constant.getPermutationAttr(), type.getElementType()},
+          plan.constants.size());
       if (inserted) {
         std::optional<DType> dtype = toDType(type.getElementType());
         if (!dtype)
           return Error{where + ": constant \"" + constant.getName().str() +
                        "\" has an element type the runtime does not know"};
-        plan.constants.push_back({constant.getName().str(), *dtype,
-                                  type.getShape().vec(), type.getByteSize()});
+        PlanConstant planConstant{constant.getName().str(), *dtype, type.getShape().vec(),
+                                  type.getByteSize()};
+        llvm::SmallVector<int64_t> permutation = constant.getPermutationList();
+        planConstant.permutation.assign(permutation.begin(), permutation.end());
+        llvm::SmallVector<int64_t> storedShape = constant.getStoredShape();
+        planConstant.storedShape.assign(storedShape.begin(), storedShape.end());
+        plan.constants.push_back(std::move(planConstant));
       }
       locations[constant.getResult()] = {PlanBinding::Source::Constant, it->second, 0};
     } else if (auto view = dyn_cast<ViewMemRefOp>(op)) {

@@ -44,12 +44,22 @@ struct PlanArgument {
 /// ("input_ids"); importers set it on the entry point, the compiler keeps it.
 inline constexpr const char *kArgumentNameAttr = "cgc.name";
 
-/// A named constant the program binds.
+/// A named constant the program binds: one per name and permutation (a
+/// program may bind one name twice, as stored and permuted).
 struct PlanConstant {
   std::string name;
   DType dtype;
+  /// The shape the program binds (the `cgc.constant`'s result type).
   std::vector<int64_t> shape;
   uint64_t sizeInBytes;
+  /// The `cgc.constant`'s `permutation`, empty when there is none: the
+  /// weights hold the data in `storedShape` and the bound buffer holds it
+  /// transposed, bound dimension i being stored dimension permutation[i]
+  /// (`cgc_op.transpose`'s convention).
+  std::vector<int64_t> permutation;
+  /// The shape of the data in the weights file: `shape` without a
+  /// permutation, else storedShape[permutation[i]] == shape[i].
+  std::vector<int64_t> storedShape;
 };
 
 /// Where one bind point of one invocation lives: a byte range of a program

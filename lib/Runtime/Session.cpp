@@ -459,6 +459,9 @@ Status Session::Impl::createBuffers(const Weights *weights) {
   stats.numConstants = plan.constants.size();
   if (plan.constants.empty())
     return Status::success();
+  // Inside the phase above: what the device takes to allocate, then the
+  // runtime's own work.
+  PhaseTimer createTimer(stats.phases, "constants: create the buffers", "constants");
   Result<BufferHandle> buffer = createBuffer(CGC_HEAP_TYPE_DEFAULT, total, "constants buffer");
   if (!buffer)
     return buffer.error();
@@ -466,23 +469,37 @@ Status Session::Impl::createBuffers(const Weights *weights) {
   Result<BufferHandle> upload = createBuffer(CGC_HEAP_TYPE_UPLOAD, total, "constants upload buffer");
   if (!upload)
     return upload.error();
+  createTimer.stop();
+  PhaseTimer writeTimer(stats.phases, "constants: write the upload buffer", "constants");
   void *mapped = nullptr;
   if (CgcStatus status = cgcMapBuffer(upload->get(), &mapped); status != CGC_OK)
     return apiError("mapping the constants upload buffer", status);
-  for (size_t index = 0; index < plan.constants.size(); ++index) {
+  // Each constant straight from the weights into the upload buffer: a
+  // copy, or float32 data converted for a float16/bfloat16 constant, and
+  // permuted for one bound in another layout; in one pass on every core.
+  std::vector<ConstantFill> fills;
+  fills.reserve(plan.constants.size());
+  Status filled = Status::success();
+  for (size_t index = 0; index < plan.constants.size() && filled; ++index) {
     const PlanConstant &constant = plan.constants[index];
-    // A copy, or float32 data converted for a float16/bfloat16 constant.
     std::span<std::byte> destination(static_cast<std::byte *>(mapped) + constantOffsets[index],
                                      constant.sizeInBytes);
-    if (Status status =
-            weights->readConstant(constant.name, constant.dtype, constant.shape, destination);
-        !status) {
-      (void)cgcUnmapBuffer(upload->get());
-      return status.error();
-    }
+    Result<ConstantFill> fill = weights->prepareConstant(
+        constant.name, constant.dtype, constant.storedShape, constant.permutation, destination);
+    if (fill)
+      fills.push_back(std::move(*fill));
+    else
+      filled = fill.error();
+  }
+  if (filled)
+    filled = fillConstants(fills);
+  if (!filled) {
+    (void)cgcUnmapBuffer(upload->get());
+    return filled.error();
   }
   if (CgcStatus status = cgcUnmapBuffer(upload->get()); status != CGC_OK)
     return apiError("unmapping the constants upload buffer", status);
+  writeTimer.stop();
   fillTimer.stop();
 
   PhaseTimer uploadTimer(stats.phases, "constants: upload " + std::to_string(total) + " bytes",
@@ -831,20 +848,32 @@ Result<std::unique_ptr<Session>> Session::create(const SessionOptions &options) 
                  ? shared.string()
                  : beside.string();
     }
-    Result<Weights> loaded = options.weightsData.empty()
-                                 ? Weights::read(path)
-                                 : Weights::parse(options.weightsData,
-                                                  options.modelPath + " (weights in memory)");
+    // Read in place: the file mapped, or the caller's bytes (which outlive
+    // Session::create) borrowed.
+    Result<Weights> loaded =
+        options.weightsData.empty()
+            ? Weights::read(path)
+            : Weights::parse(std::span<const std::byte>(options.weightsData),
+                             options.modelPath + " (weights in memory)", nullptr);
     if (!loaded)
       return Error{loaded.error().message + " (the model binds " +
                    std::to_string(impl->plan.constants.size()) + " constant(s), starting with \"" +
                    impl->plan.constants.front().name + "\")"};
     weights = std::move(*loaded);
-    // Check every constant before touching the device.
+    // Check every constant before touching the device: the weights hold the
+    // stored shape, which a permuted constant binds in another order.
     for (const PlanConstant &constant : impl->plan.constants)
-      if (Status status = weights->checkConstant(constant.name, constant.dtype, constant.shape);
-          !status)
-        return status.error();
+      if (Status status =
+              weights->checkConstant(constant.name, constant.dtype, constant.storedShape);
+          !status) {
+        if (constant.permutation.empty())
+          return status.error();
+        std::string permutation;
+        for (int64_t dimension : constant.permutation)
+          permutation += (permutation.empty() ? "" : ", ") + std::to_string(dimension);
+        return Error{status.error().message + " (stored; bound permuted by [" + permutation +
+                     "] as " + formatShape(constant.shape) + ")"};
+      }
   }
   weightsTimer.stop();
   Clock::time_point loaded = Clock::now();

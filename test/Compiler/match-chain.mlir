@@ -58,13 +58,19 @@ cgc.module {
 
 // -----
 
-// The chain is the greedy longest one from its anchor: it is floor and cos,
-// and when lone_cos (worth more) takes cos, the chain is not cut short to
-// floor alone; matmul and floor fall back.
+// The chain is the greedy longest one from its anchor: it is floor and cos.
+// lone_cos (worth more) takes cos; the second look around the accepted
+// subgraphs then reads the chain without cos, so matmul and floor match
+// together instead of falling back.
+// CHECK-LABEL: cgc.subgraph @matmul_short_epilogue_0 attributes {cgc.pattern = "matmul_short_epilogue", origin = "t"}
+// CHECK: %[[MM:.*]] = cgc_op.matmul
+// CHECK-NEXT: %[[FLOOR:.*]] = cgc_op.floor(%[[MM]])
+// CHECK-NEXT: cgc.return %[[FLOOR]]
+// CHECK: cgc.subgraph @lone_cos_1 attributes {cgc.pattern = "lone_cos", origin = "t"}
+// CHECK-NOT: origin = "fallback"
 // CHECK-LABEL: cgc.entry_point @greedy(
-// CHECK-NEXT: %[[M:.*]] = cgc.call @matmul_0(
-// CHECK-NEXT: %[[F:.*]] = cgc.call @floor_1(%[[M]])
-// CHECK-NEXT: %[[C:.*]] = cgc.call @lone_cos_2(%[[F]])
+// CHECK-NEXT: %[[F:.*]] = cgc.call @matmul_short_epilogue_0(
+// CHECK-NEXT: %[[C:.*]] = cgc.call @lone_cos_1(%[[F]])
 // CHECK-NEXT: cgc.return %[[C]]
 cgc.module {
   cgc.entry_point @greedy(%a: !cgc.tensor<2x2x!cgc.float32>, %b: !cgc.tensor<2x2x!cgc.float32>) -> !cgc.tensor<2x2x!cgc.float32> {

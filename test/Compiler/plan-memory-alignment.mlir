@@ -40,13 +40,13 @@
 cgc.module {
   cgc.subgraph @cpu_copy attributes {origin = "cpu"} {
     cgc.functional_definition private @cpu_copy_functional(%x: !t) -> !t {
-      %0 = cgc_op.reshape(%x) {shape = [10]} : (!t) -> !t
+      %0 = cgc_op.transpose(%x) {permutation = [0]} : (!t) -> !t
       cgc.return %0 : !t
     }
   }
   cgc.subgraph @gpu_copy attributes {origin = "gpu"} {
     cgc.functional_definition private @gpu_copy_functional(%x: !t) -> !t {
-      %0 = cgc_op.reshape(%x) {shape = [10]} : (!t) -> !t
+      %0 = cgc_op.transpose(%x) {permutation = [0]} : (!t) -> !t
       cgc.return %0 : !t
     }
   }

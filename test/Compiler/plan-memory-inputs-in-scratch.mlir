@@ -27,7 +27,7 @@
 cgc.module {
   cgc.subgraph @copy attributes {origin = "cpu"} {
     cgc.functional_definition private @copy_functional(%x: !t) -> !t {
-      %0 = cgc_op.reshape(%x) {shape = [16]} : (!t) -> !t
+      %0 = cgc_op.transpose(%x) {permutation = [0]} : (!t) -> !t
       cgc.return %0 : !t
     }
   }
@@ -65,7 +65,7 @@ cgc.module {
 cgc.module {
   cgc.subgraph @copy attributes {origin = "cpu"} {
     cgc.functional_definition private @copy_functional(%x: !t) -> !t {
-      %0 = cgc_op.reshape(%x) {shape = [16]} : (!t) -> !t
+      %0 = cgc_op.transpose(%x) {permutation = [0]} : (!t) -> !t
       cgc.return %0 : !t
     }
   }

@@ -66,8 +66,9 @@ cgc.module {
 // → relu, then max_pool (not elementwise: it falls back). The block's
 // projection shortcut is a second convolution feeding the residual add: the
 // add and relu join the main path's convolution (the add's first operand);
-// the shortcut's convolution, whose single user is that add, is no chain of
-// its own (a chain is the longest one) and runs as a layer.
+// the shortcut's convolution, whose longest chain would run into that add,
+// matches alone when the patterns are matched again around the accepted
+// subgraphs.
 // CHECK-LABEL: cgc.subgraph @conv_bias_activation_0 attributes {cgc.pattern = "conv_bias_activation", origin = "cuda"} {
 // CHECK-NEXT: cgc.functional_definition private @conv_bias_activation_0_functional(%{{[^:]*}}: !cgc.tensor<1x3x224x224x!cgc.float32>, %{{[^:]*}}: !cgc.tensor<constant 64x3x7x7x!cgc.float32>, %{{[^:]*}}: !cgc.tensor<constant 64x!cgc.float32>) -> !cgc.tensor<1x64x112x112x!cgc.float32> {
 // CHECK-NEXT: cgc_op.convolution
@@ -75,7 +76,10 @@ cgc.module {
 // CHECK-NEXT: cgc_op.relu
 // CHECK-NEXT: cgc.return
 // CHECK: cgc.subgraph @max_pool_1 attributes {origin = "cuda.fallback"}
-// CHECK: cgc.subgraph @convolution_2 attributes {origin = "cuda.fallback"}
+// CHECK: cgc.subgraph @conv_bias_activation_2 attributes {cgc.pattern = "conv_bias_activation", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition
+// CHECK-NEXT: cgc_op.convolution
+// CHECK-NEXT: cgc.return
 // CHECK: cgc.subgraph @conv_bias_activation_3 attributes {cgc.pattern = "conv_bias_activation", origin = "cuda"} {
 // CHECK-NEXT: cgc.functional_definition private @conv_bias_activation_3_functional(%[[P:[^:]*]]: !cgc.tensor<1x64x56x56x!cgc.float32>, %{{[^:]*}}: !cgc.tensor<constant 256x64x1x1x!cgc.float32>, %{{[^:]*}}: !cgc.tensor<constant 256x!cgc.float32>, %[[SHORTCUT:[^:]*]]: !cgc.tensor<1x256x56x56x!cgc.float32>)
 // CHECK-NEXT: %[[D:.*]] = cgc_op.convolution(%[[P]],
@@ -86,7 +90,7 @@ cgc.module {
 // CHECK-LABEL: cgc.entry_point @resnet_stem_and_shortcut(
 // CHECK: %[[STEM:.*]] = cgc.call @conv_bias_activation_0(
 // CHECK-NEXT: %[[POOL:.*]] = cgc.call @max_pool_1(%[[STEM]])
-// CHECK-NEXT: %[[DOWN:.*]] = cgc.call @convolution_2(%[[POOL]],
+// CHECK-NEXT: %[[DOWN:.*]] = cgc.call @conv_bias_activation_2(%[[POOL]],
 // CHECK-NEXT: cgc.call @conv_bias_activation_3(%[[POOL]], %{{[^,]*}}, %{{[^,]*}}, %[[DOWN]])
 !image = !cgc.tensor<1x3x224x224x!cgc.float32>
 !stem = !cgc.tensor<1x64x112x112x!cgc.float32>

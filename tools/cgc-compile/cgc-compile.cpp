@@ -4,6 +4,7 @@
 //   cgc-compile model.mlir --declarations=gpu=patterns.mlir --emit=matched -o -
 //   cgc-compile model.onnx --partition-mode=per-subgraph --concurrency -o model.cgc
 //   cgc-compile model.onnx --precision=float16 -o model.cgc
+//   cgc-compile model.onnx --layout=channels-last -o model.cgc
 //   cgc-compile model.onnx --draw=partitions=parts.svg --draw=memory=memory.svg
 //
 // Imports the model (ONNX, or Input IR as MLIR text, bytecode or a CGC_INPUT
@@ -14,7 +15,8 @@
 // imported from ONNX are written beside the output (model.cgc ->
 // model.safetensors), where `cgc-run model.cgc` looks for them; they stay
 // float32 with `--precision`, and the runtime converts them when it loads
-// them. `--draw` draws the compiled program as SVG (its partitions, or its
+// them; they stay OIHW with `--layout=channels-last`, and the runtime binds
+// them permuted where the program says so. `--draw` draws the compiled program as SVG (its partitions, or its
 // scratch memory plan); given without `-o`, only the pictures are written.
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +90,14 @@ cl::opt<std::string> precision(
     cl::desc("What a float32 model computes in: float32, float16 or bfloat16 (inputs and "
              "outputs stay float32; the runtime converts float32 weights once, at load)"),
     cl::init("float32"), cl::cat(category));
+cl::opt<std::string> layout(
+    "layout",
+    cl::desc("The layout 2-D convolutions compute in: auto (channels-last when the "
+             "device's driver or a --declarations file asks for it with "
+             "cgc.preferred_layout; --emit=input asks no device), channels-first or "
+             "channels-last (NHWC activations and OHWI weights between transposes; inputs and "
+             "outputs stay as they are)"),
+    cl::init("auto"), cl::cat(category));
 cl::opt<std::string> partitionMode("partition-mode",
                                    cl::desc("per-target (default) or per-subgraph"),
                                    cl::init("per-target"), cl::cat(category));
@@ -253,6 +263,10 @@ int main(int argc, char **argv) {
   if (!parsedPrecision)
     return fail("--precision=" + precision + ": expected float32, float16 or bfloat16");
   options.precision = *parsedPrecision;
+  std::optional<cgc::compiler::Layout> parsedLayout = cgc::compiler::parseLayout(layout);
+  if (!parsedLayout)
+    return fail("--layout=" + layout + ": expected auto, channels-first or channels-last");
+  options.layout = *parsedLayout;
   if (partitionMode == "per-target")
     options.partition.mode = cgc::compiler::PartitionOptions::Mode::PerTarget;
   else if (partitionMode == "per-subgraph")

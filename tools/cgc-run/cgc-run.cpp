@@ -7,7 +7,8 @@
 // Loads the model (Input IR is compiled for the device: its driver's
 // patterns, partitions, a planned scratch buffer — or, with
 // `--compiler baseline`, one subgraph per layer; with `--precision float16`
-// or `bfloat16` a float32 model computes in that type; an .onnx model is
+// or `bfloat16` a float32 model computes in that type; with `--layout
+// channels-last` 2-D convolutions compute on NHWC; an .onnx model is
 // imported in memory first), binds the weights from the
 // safetensors file beside it, runs it once on the inputs and
 // writes each output as <output-dir>/<name>.npy; prints what it loaded and
@@ -336,6 +337,16 @@ int main(int argc, char **argv) {
               {"float16", CompilerOptions::Precision::Float16},
               {"bfloat16", CompilerOptions::Precision::BFloat16}},
           CLI::ignore_case));
+  app.add_option("--layout", compiler.layout,
+                 "The layout 2-D convolutions compute in: auto (channels-last when the device's "
+                 "driver asks for it), channels-first or channels-last (NHWC activations and "
+                 "OHWI weights between transposes; inputs and outputs stay as they are)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompilerOptions::Layout>{
+              {"auto", CompilerOptions::Layout::Auto},
+              {"channels-first", CompilerOptions::Layout::ChannelsFirst},
+              {"channels-last", CompilerOptions::Layout::ChannelsLast}},
+          CLI::ignore_case));
   app.add_option("--partition-mode", compiler.partitionMode,
                  "per-target (runs of one target's subgraphs) or per-subgraph")
       ->transform(CLI::CheckedTransformer(
@@ -398,6 +409,10 @@ int main(int argc, char **argv) {
     fmt::print(stderr, "cgc-run: warning: --precision applies to Input IR; {} is Output IR and "
                        "runs in the precision it was compiled with\n",
                options.modelPath);
+  if (compiler.layout != CompilerOptions::Layout::Auto && !stats.loweredFromInputIR)
+    fmt::print(stderr, "cgc-run: warning: --layout applies to Input IR; {} is Output IR and "
+                       "runs in the layout it was compiled with\n",
+               options.modelPath);
 
   // Inputs.
   std::string error;
@@ -454,12 +469,15 @@ int main(int argc, char **argv) {
   }
 
   const CompileStats &compile = stats.compile;
-  fmt::print("model       {} ({}{})\n", options.modelPath,
+  fmt::print("model       {} ({}{}{})\n", options.modelPath,
              !stats.loweredFromInputIR     ? "Output IR"
              : compile.compiler == "baseline" ? "Input IR, compiled by the baseline pipeline"
                                               : "Input IR, compiled with the device's patterns",
              stats.loweredFromInputIR && compile.precision != "float32"
                  ? ", computing in " + compile.precision
+                 : std::string(),
+             stats.loweredFromInputIR && compile.layout == "channels-last"
+                 ? ", convolutions channels-last"
                  : std::string());
   fmt::print("device      {} ({})\n", options.device, stats.adapterName);
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -567,6 +585,7 @@ int main(int argc, char **argv) {
         {"driver", stats.driverName},
         {"compiler", stats.loweredFromInputIR ? compile.compiler : std::string("output-ir")},
         {"precision", stats.loweredFromInputIR ? compile.precision : std::string("output-ir")},
+        {"layout", stats.loweredFromInputIR ? compile.layout : std::string("output-ir")},
         {"inputs", toJson(session.getInputs())},
         {"outputs", toJson(session.getOutputs())},
         {"import_seconds", importSeconds},

@@ -469,6 +469,40 @@ cgc.module {
   EXPECT_EQ(compile.numFallbackSubgraphs, 7u);
 }
 
+TEST_F(SessionCompileTest, PreferredLayoutMakesAutoChannelsLast) {
+  useSpecNetwork();
+  // A driver whose declaration asks for channels-last (and whose one pattern
+  // matches nothing here): the default layout, auto, follows it; an explicit
+  // channels-first does not.
+  std::string declaration = writeContainerFile(directory, "declaration.cgc", R"mlir(
+cgc.module attributes {cgc.preferred_layout = "channels_last"} {
+  cgc_pattern.pattern @gelu_pair benefit(1) {
+    %x = cgc_pattern.input
+    %a = cgc_pattern.layer "cgc_op.gelu"(%x)
+    %b = cgc_pattern.layer "cgc_op.gelu"(%a)
+    cgc_pattern.root %b
+  }
+}
+)mlir",
+                                               cgc::interchange::Interface::SubgraphDeclaration);
+  ASSERT_FALSE(declaration.empty());
+  setenv("CGC_MOCK_DECLARATION", declaration.c_str(), 1);
+  Result<std::unique_ptr<Session>> automatic = create({}, "mock");
+  CompilerOptions channelsFirst;
+  channelsFirst.layout = CompilerOptions::Layout::ChannelsFirst;
+  Result<std::unique_ptr<Session>> first = create(channelsFirst, "mock");
+  unsetenv("CGC_MOCK_DECLARATION");
+  if (!automatic.ok() && automatic.error().message.find("no such adapter") != std::string::npos)
+    GTEST_SKIP() << "the mock driver is not built here";
+  ASSERT_TRUE(automatic.ok()) << automatic.error().message;
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ((*automatic)->getStats().compile.layout, "channels-last");
+  EXPECT_EQ((*first)->getStats().compile.layout, "channels-first");
+  // The spec network's two convolutions with their transposes, and the
+  // transposes their results are read back through.
+  EXPECT_GT((*automatic)->getStats().compile.numLayers, (*first)->getStats().compile.numLayers);
+}
+
 TEST_F(SessionCompileTest, InvalidDeclarationNamesTheDriver) {
   useSpecNetwork();
   // Patterns that verify as ops but name a constraint the compiler does not

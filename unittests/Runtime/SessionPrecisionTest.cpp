@@ -311,4 +311,95 @@ TEST(SessionPrecisionWeightsTest, OnlyFloat32WeightsAreConverted) {
       << session.error().message;
 }
 
+/// Output IR written by hand that binds the stored 2x3x4 float32 weight "w"
+/// three ways: permuted to 4x2x3 (twice: one buffer), as stored, and
+/// permuted to 3x4x2 as float16 ("h", the same data under another name, as
+/// the compiler leaves a float16 constant). Each output is its constant
+/// negated (cast for float16), so the outputs are what the device bound.
+constexpr const char *kPermutedConstants = R"mlir(
+cgc.module {
+  cgc.subgraph @negRotated attributes {origin = "cpu.fallback"} {
+    cgc.functional_definition private @negRotatedFunctional(%x: !cgc.tensor<constant 4x2x3x!cgc.float32>) -> !cgc.tensor<4x2x3x!cgc.float32> {
+      %0 = cgc_op.neg(%x) : (!cgc.tensor<constant 4x2x3x!cgc.float32>) -> !cgc.tensor<4x2x3x!cgc.float32>
+      cgc.return %0 : !cgc.tensor<4x2x3x!cgc.float32>
+    }
+  }
+  cgc.subgraph @negStored attributes {origin = "cpu.fallback"} {
+    cgc.functional_definition private @negStoredFunctional(%x: !cgc.tensor<constant 2x3x4x!cgc.float32>) -> !cgc.tensor<2x3x4x!cgc.float32> {
+      %0 = cgc_op.neg(%x) : (!cgc.tensor<constant 2x3x4x!cgc.float32>) -> !cgc.tensor<2x3x4x!cgc.float32>
+      cgc.return %0 : !cgc.tensor<2x3x4x!cgc.float32>
+    }
+  }
+  cgc.subgraph @widen attributes {origin = "cpu.fallback"} {
+    cgc.functional_definition private @widenFunctional(%x: !cgc.tensor<constant 3x4x2x!cgc.float16>) -> !cgc.tensor<3x4x2x!cgc.float32> {
+      %0 = cgc_op.cast(%x) {to = !cgc.float32} : (!cgc.tensor<constant 3x4x2x!cgc.float16>) -> !cgc.tensor<3x4x2x!cgc.float32>
+      cgc.return %0 : !cgc.tensor<3x4x2x!cgc.float32>
+    }
+  }
+  cgc.partition @constants(%a: !cgc.memref<constant 4x2x3x!cgc.float32>, %b: !cgc.memref<constant 2x3x4x!cgc.float32>, %c: !cgc.memref<constant 4x2x3x!cgc.float32>, %h: !cgc.memref<constant 3x4x2x!cgc.float16>, %ra: !cgc.memref<4x2x3x!cgc.float32>, %rb: !cgc.memref<2x3x4x!cgc.float32>, %rc: !cgc.memref<4x2x3x!cgc.float32>, %rh: !cgc.memref<3x4x2x!cgc.float32>) {
+    cgc.invoke @negRotated(%a, %ra) : (!cgc.memref<constant 4x2x3x!cgc.float32>, !cgc.memref<4x2x3x!cgc.float32>)
+    cgc.invoke @negStored(%b, %rb) : (!cgc.memref<constant 2x3x4x!cgc.float32>, !cgc.memref<2x3x4x!cgc.float32>)
+    cgc.invoke @negRotated(%c, %rc) : (!cgc.memref<constant 4x2x3x!cgc.float32>, !cgc.memref<4x2x3x!cgc.float32>)
+    cgc.invoke @widen(%h, %rh) : (!cgc.memref<constant 3x4x2x!cgc.float16>, !cgc.memref<3x4x2x!cgc.float32>)
+    cgc.return
+  }
+  cgc.program @main(%ra: !cgc.memref<4x2x3x!cgc.float32> {cgc.name = "rotated"}, %rb: !cgc.memref<2x3x4x!cgc.float32> {cgc.name = "stored"}, %rc: !cgc.memref<4x2x3x!cgc.float32> {cgc.name = "rotated_again"}, %rh: !cgc.memref<3x4x2x!cgc.float32> {cgc.name = "half"}) {
+    %a = cgc.constant("w") {permutation = [2, 0, 1]} : !cgc.memref<constant 4x2x3x!cgc.float32>
+    %b = cgc.constant("w") : !cgc.memref<constant 2x3x4x!cgc.float32>
+    %c = cgc.constant("w") {permutation = [2, 0, 1]} : !cgc.memref<constant 4x2x3x!cgc.float32>
+    %h = cgc.constant("h") {permutation = [1, 2, 0]} : !cgc.memref<constant 3x4x2x!cgc.float16>
+    cgc.invoke @constants(%a, %b, %c, %h, %ra, %rb, %rc, %rh) : (!cgc.memref<constant 4x2x3x!cgc.float32>, !cgc.memref<constant 2x3x4x!cgc.float32>, !cgc.memref<constant 4x2x3x!cgc.float32>, !cgc.memref<constant 3x4x2x!cgc.float16>, !cgc.memref<4x2x3x!cgc.float32>, !cgc.memref<2x3x4x!cgc.float32>, !cgc.memref<4x2x3x!cgc.float32>, !cgc.memref<3x4x2x!cgc.float32>)
+    cgc.return
+  }
+}
+)mlir";
+
+/// Element (i, j, k) of a 2x3x4 tensor: distinct, and exact in float16.
+float storedValue(int64_t i, int64_t j, int64_t k) {
+  return static_cast<float>(i * 12 + j * 4 + k) * 0.75f - 8.0f;
+}
+
+TEST(SessionPrecisionWeightsTest, PermutedConstantsAreUploadedPermuted) {
+  HostTensor w = HostTensor::zeros(DType::Float32, {2, 3, 4});
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        w.as<float>()[(i * 3 + j) * 4 + k] = storedValue(i, j, k);
+  Model model{"permuted", kPermutedConstants, {{"w", w}, {"h", w}}, {}};
+  Result<std::unique_ptr<Session>> session = createSession(model, {});
+  ASSERT_TRUE(session.ok()) << session.error().message;
+  // Three device buffers: "w" permuted (bound twice), "w" as stored, "h".
+  const SessionStats &stats = (*session)->getStats();
+  EXPECT_EQ(stats.numConstants, 3u);
+  Result<std::vector<HostTensor>> outputs = (*session)->run({});
+  ASSERT_TRUE(outputs.ok()) << outputs.error().message;
+  ASSERT_EQ(outputs->size(), 4u);
+  const HostTensor &rotated = (*outputs)[0], &stored = (*outputs)[1], &again = (*outputs)[2],
+                   &half = (*outputs)[3];
+  // permutation [2, 0, 1]: result (a, b, c) is stored (b, c, a).
+  for (int64_t a = 0; a < 4; ++a)
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t c = 0; c < 3; ++c) {
+        EXPECT_EQ(rotated.as<float>()[(a * 2 + b) * 3 + c], -storedValue(b, c, a));
+        EXPECT_EQ(again.as<float>()[(a * 2 + b) * 3 + c], -storedValue(b, c, a));
+      }
+  for (int64_t i = 0; i < 24; ++i)
+    EXPECT_EQ(stored.as<float>()[i], -w.as<float>()[i]);
+  // permutation [1, 2, 0]: result (a, b, c) is stored (c, a, b).
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 4; ++b)
+      for (int64_t c = 0; c < 2; ++c)
+        EXPECT_EQ(half.as<float>()[(a * 4 + b) * 2 + c], storedValue(c, a, b));
+
+  // The stored shape is what the weights must have.
+  model.weights["h"] = HostTensor::zeros(DType::Float32, {3, 4, 2});
+  session = createSession(model, {});
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.error().message.find(
+                "constant \"h\": permuted.mlir (weights in memory) has F32 [3x4x2] but the IR's "
+                "cgc.constant is F16 [2x3x4] (stored; bound permuted by [1, 2, 0] as 3x4x2)"),
+            std::string::npos)
+      << session.error().message;
+}
+
 } // namespace

@@ -5,6 +5,9 @@
 // finite values to the target's finite range, keep infinities and NaN.
 // Hand-computed bit patterns, and a sweep checked against the definition of
 // rounding to nearest-even with the decoders (halfToFloat, bfloat16ToFloat).
+// The vectorized conversion must agree bit for bit with the scalar one
+// (floatToHalf/floatToBFloat16 after saturation) on every edge value; and
+// fillConstants must permute while it converts, on any number of threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,6 +200,184 @@ TEST(WeightsConversion, OtherMismatchesAreStillErrors) {
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().message,
             "constant \"w\": cannot convert 8 bytes of F32 into 2 bytes of F16");
+}
+
+/// Every special pattern of either conversion: zeros, float32 and float16
+/// subnormals and their rounding boundaries, the saturation boundaries,
+/// infinities, quiet and signalling NaN with payloads, both signs; then
+/// every top half with the low halves that decide rounding (float16's tie
+/// bit is bit 12 for normal values and higher for subnormal ones,
+/// bfloat16's is bit 15), and random patterns.
+std::vector<float> edgeValues() {
+  std::vector<uint32_t> bits = {
+      0x00000000, 0x00000001, 0x007fffff, 0x00800000, // zero, float32 subnormals, smallest normal
+      0x33000000, 0x33000001, 0x33400000, 0x337fffff, // around float16's smallest subnormal / 2
+      0x33800000, 0x387fc000, 0x387fe000, 0x38800000, // float16 subnormal .. normal
+      0x3f800000, 0x3f801000, 0x3f803000, 0x3f808000, 0x3f818000,
+      0x477fe000, 0x477fefff, 0x477ff000, 0x477fffff, // 65504 .. 65520 (float16's overflow)
+      0x47800000, 0x4f000000, 0x7f7f0000, 0x7f7f7fff, 0x7f7f8000, 0x7f7fffff, // to float32 max
+      0x7f800000, 0x7f800001, 0x7fa00000, 0x7fbfffff, // infinity, signalling NaN
+      0x7fc00000, 0x7fc00001, 0x7fd55555, 0x7fffffff, // quiet NaN
+  };
+  for (size_t i = 0, n = bits.size(); i < n; ++i)
+    bits.push_back(bits[i] | 0x80000000u);
+  for (uint32_t top = 0; top < 0x10000; ++top)
+    for (uint32_t low : {0x0000u, 0x0001u, 0x0fffu, 0x1000u, 0x1001u, 0x2000u, 0x3000u, 0x7fffu,
+                         0x8000u, 0x8001u, 0xffffu})
+      bits.push_back(top << 16 | low);
+  std::mt19937 engine(11);
+  for (int i = 0; i < 1 << 20; ++i)
+    bits.push_back(static_cast<uint32_t>(engine()));
+  std::vector<float> values(bits.size());
+  std::memcpy(values.data(), bits.data(), bits.size() * 4);
+  return values;
+}
+
+TEST(WeightsConversion, VectorizedConversionIsTheScalarOneBitForBit) {
+  std::vector<float> values = edgeValues();
+  for (DType to : {DType::Float16, DType::BFloat16}) {
+    std::vector<uint16_t> fast(values.size()), reference(values.size());
+    std::span<const std::byte> source = std::as_bytes(std::span(values));
+    ASSERT_TRUE(convertFloat32Data(source, to, std::as_writable_bytes(std::span(fast))));
+    ASSERT_TRUE(
+        convertFloat32DataScalar(source, to, std::as_writable_bytes(std::span(reference))));
+    for (size_t i = 0; i < values.size(); ++i)
+      ASSERT_EQ(fast[i], reference[i])
+          << getName(to) << " of 0x" << std::hex << std::bit_cast<uint32_t>(values[i]);
+    // Every length and misalignment, for the tails after the vector loop.
+    for (size_t offset = 0; offset < 4; ++offset)
+      for (size_t length = 0; length < 40; ++length) {
+        std::vector<uint16_t> part(length);
+        ASSERT_TRUE(convertFloat32Data(source.subspan(4 * (offset * 7919), 4 * length), to,
+                                       std::as_writable_bytes(std::span(part))));
+        std::vector<uint16_t> expected(reference.begin() + offset * 7919,
+                                       reference.begin() + offset * 7919 + length);
+        ASSERT_EQ(part, expected) << getName(to) << " offset " << offset << " length " << length;
+      }
+  }
+}
+
+/// `values` (float32, `storedShape`) permuted as cgc_op.transpose does:
+/// result dimension i is stored dimension permutation[i].
+std::vector<float> transpose(const std::vector<float> &values, std::vector<int64_t> storedShape,
+                             const std::vector<int64_t> &permutation) {
+  size_t rank = storedShape.size();
+  std::vector<int64_t> strides(rank, 1), shape(rank), index(rank, 0);
+  for (size_t i = rank; i-- > 1;)
+    strides[i - 1] = strides[i] * storedShape[i];
+  for (size_t i = 0; i < rank; ++i)
+    shape[i] = storedShape[permutation[i]];
+  std::vector<float> result;
+  for (size_t n = 0; n < values.size(); ++n) {
+    int64_t offset = 0;
+    for (size_t i = 0; i < rank; ++i)
+      offset += index[i] * strides[permutation[i]];
+    result.push_back(values[offset]);
+    for (size_t i = rank; i-- > 0;) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return result;
+}
+
+std::vector<float> iotaValues(size_t count) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i)
+    values[i] = static_cast<float>(i) * 0.25f - 1000.0f;
+  return values;
+}
+
+TEST(WeightsConversion, FillConstantsPermutesWhileItConverts) {
+  struct Case {
+    std::vector<int64_t> storedShape, permutation;
+  };
+  // OIHW as OHWI (the channels-last weights); a matrix transposed; a 3-D
+  // rotation with a size-one dimension; outer dimensions swapped (whole
+  // rows move); none; large ones, cut in pieces shared between threads.
+  std::vector<Case> cases = {{{4, 3, 2, 5}, {0, 2, 3, 1}},
+                             {{7, 9}, {1, 0}},
+                             {{2, 1, 3, 4}, {3, 0, 1, 2}},
+                             {{3, 4, 5}, {1, 0, 2}},
+                             {{70, 1, 90, 50}, {2, 1, 0, 3}},
+                             {{3, 5}, {}},
+                             {{130, 64, 7, 7}, {0, 2, 3, 1}},
+                             {{640, 700}, {1, 0}}};
+  for (const Case &test : cases)
+    for (DType to : {DType::Float32, DType::Float16, DType::BFloat16})
+      for (unsigned threads : {1u, 3u}) {
+        uint64_t count = *getNumElements(test.storedShape);
+        std::vector<float> values = iotaValues(count);
+        std::vector<float> expected = test.permutation.empty()
+                                          ? values
+                                          : transpose(values, test.storedShape, test.permutation);
+        std::vector<std::byte> destination(count * getByteWidth(to));
+        ConstantFill fill{std::as_bytes(std::span(values)), DType::Float32, to,
+                          test.storedShape, test.permutation, destination};
+        Status status = fillConstants(std::span(&fill, 1), threads);
+        ASSERT_TRUE(status.ok()) << status.error().message;
+        std::vector<std::byte> reference(destination.size());
+        if (to == DType::Float32)
+          std::memcpy(reference.data(), expected.data(), reference.size());
+        else
+          ASSERT_TRUE(convertFloat32DataScalar(std::as_bytes(std::span(expected)), to, reference));
+        ASSERT_EQ(destination, reference)
+            << formatShape(test.storedShape) << " to " << getName(to) << " on " << threads
+            << " thread(s)";
+      }
+}
+
+TEST(WeightsConversion, FillConstantsPermutesEveryWidth) {
+  // A 3x2x4 tensor of each width bound as 4x3x2: element (i, j, k) of the
+  // result is stored element (j, k, i).
+  for (DType dtype : {DType::Int8, DType::Float16, DType::Int32, DType::Int64}) {
+    size_t width = getByteWidth(dtype);
+    std::vector<std::byte> stored(24 * width), result(24 * width);
+    for (size_t i = 0; i < stored.size(); ++i)
+      stored[i] = static_cast<std::byte>(i / width * 3 + i % width);
+    ConstantFill fill{stored, dtype, dtype, {3, 2, 4}, {2, 0, 1}, result};
+    ASSERT_TRUE(fillConstants(std::span(&fill, 1)).ok());
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 2; ++k)
+          ASSERT_EQ(std::memcmp(&result[((i * 3 + j) * 2 + k) * width],
+                                &stored[((j * 2 + k) * 4 + i) * width], width),
+                    0)
+              << getName(dtype) << " (" << i << ", " << j << ", " << k << ")";
+  }
+}
+
+TEST(WeightsConversion, FillConstantsChecksWhatItIsGiven) {
+  std::vector<float> values(6);
+  std::vector<std::byte> destination(12);
+  ConstantFill fill{std::as_bytes(std::span(values)), DType::Float32, DType::Float16, {2, 3},
+                    {0, 0}, destination};
+  Status status = fillConstants(std::span(&fill, 1));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message, "[0, 0] is not a permutation of the 2 dimensions of [2x3]");
+  fill.permutation = {1, 0};
+  fill.to = DType::Int16;
+  status = fillConstants(std::span(&fill, 1));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message, "cannot convert F32 data into I16");
+}
+
+TEST(WeightsConversion, PrepareConstantBindsTheStoredShapePermuted) {
+  Weights weights = makeWeights();
+  std::vector<int64_t> shape = {2}, wrong = {1, 2}, identity = {0};
+  std::vector<uint16_t> half(2);
+  Result<ConstantFill> fill = weights.prepareConstant("w", DType::Float16, shape, identity,
+                                                      std::as_writable_bytes(std::span(half)));
+  ASSERT_TRUE(fill.ok()) << fill.error().message;
+  EXPECT_EQ(fill->from, DType::Float32);
+  ASSERT_TRUE(fillConstants(std::span(&*fill, 1)).ok());
+  EXPECT_EQ(half, (std::vector<uint16_t>{0x3c00, 0xfbff}));
+  fill = weights.prepareConstant("w", DType::Float16, wrong, {},
+                                 std::as_writable_bytes(std::span(half)));
+  ASSERT_FALSE(fill.ok());
+  EXPECT_EQ(fill.error().message,
+            "constant \"w\": w.safetensors has F32 [2] but the IR's cgc.constant is F16 [1x2]");
 }
 
 } // namespace

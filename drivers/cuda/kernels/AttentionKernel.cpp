@@ -21,7 +21,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "AttentionCodegen.h"
+#include "AttentionGemm.h"
 #include "DeviceCode.h"
+#include "FusedSupport.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -30,6 +33,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 
 namespace cgc::cuda {
 
@@ -72,38 +76,8 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
 
 namespace {
 
-/// The views of a plan in kernel-parameter order, and the code reading them.
-class ViewTable {
-public:
-  explicit ViewTable(const AttentionPlan &plan)
-      : batchRank(std::max<size_t>(plan.batch.size(), 1)) {}
-
-  /// Adds `view`; returns its index.
-  size_t add(const AttentionView &view) {
-    views.push_back(&view);
-    return views.size() - 1;
-  }
-  size_t size() const { return views.size(); }
-  size_t getBatchRank() const { return batchRank; }
-  llvm::ArrayRef<const AttentionView *> getViews() const { return views; }
-
-  /// The compute value of view `index` at (`row`, `column`).
-  std::string read(size_t index, const std::string &row, const std::string &column) const {
-    std::string at = std::to_string(index);
-    std::string offset = "base[" + at + "] + (" + row + ") * p.views[" + at + "][" +
-                         std::to_string(batchRank) + "] + (" + column + ") * p.views[" + at + "][" +
-                         std::to_string(batchRank + 1) + "]";
-    return loadValue(views[index]->dtype,
-                     "in" + std::to_string(views[index]->input) + "[" + offset + "]");
-  }
-
-private:
-  size_t batchRank;
-  llvm::SmallVector<const AttentionView *, 8> views;
-};
-
 /// The float value of an operand at (`row`, `column`).
-std::string readOperand(const ViewTable &table, size_t view, std::optional<size_t> factor,
+std::string readOperand(const AttentionViewTable &table, size_t view, std::optional<size_t> factor,
                         const std::string &row, const std::string &column) {
   std::string value = "(float)(" + table.read(view, row, column) + ")";
   if (factor)
@@ -111,43 +85,10 @@ std::string readOperand(const ViewTable &table, size_t view, std::optional<size_
   return value;
 }
 
-/// Statements adjusting the score `s` of (`query`, `key`).
-std::string scoreStatements(const AttentionPlan &plan, const ViewTable &table,
-                            llvm::ArrayRef<std::optional<size_t>> stepViews) {
-  std::string code;
-  if (plan.scale)
-    code += "          s = s * " + floatLiteral(*plan.scale, "float") + ";\n";
-  for (auto [step, view] : llvm::zip(plan.steps, stepViews)) {
-    std::string x = view ? "(float)(" + table.read(*view, "query", "key") + ")" : "s";
-    std::string lhs = step.scoreIsLhs ? "s" : x, rhs = step.scoreIsLhs ? x : "s";
-    switch (step.kind) {
-    case AttentionScoreStep::Kind::Add:
-      code += "          s = " + lhs + " + " + rhs + ";\n";
-      break;
-    case AttentionScoreStep::Kind::Subtract:
-      code += "          s = " + lhs + " - " + rhs + ";\n";
-      break;
-    case AttentionScoreStep::Kind::Multiply:
-      code += "          s = " + lhs + " * " + rhs + ";\n";
-      break;
-    case AttentionScoreStep::Kind::Divide:
-      code += "          s = " + lhs + " / " + rhs + ";\n";
-      break;
-    case AttentionScoreStep::Kind::KeepWhere:
-      // The operand is bool: loadValue gives (x != 0).
-      code += "          if (!" + table.read(*view, "query", "key") + ") s = negativeInfinity;\n";
-      break;
-    }
-  }
-  if (plan.causal)
-    code += "          if (key > query) s = negativeInfinity;\n";
-  return code;
-}
-
 } // namespace
 
 std::string generateAttentionSource(const AttentionPlan &plan) {
-  ViewTable table(plan);
+  AttentionViewTable table(plan);
   size_t queryView = table.add(plan.query.view);
   std::optional<size_t> queryFactor, keyFactor;
   if (plan.query.factor)
@@ -259,7 +200,7 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
      << "        const long long key = keyStart + lane + 8 * j;\n"
      << "        float s = score[j];\n"
      << "        if (query < p.queries && key < p.keys) {\n"
-     << scoreStatements(plan, table, stepViews) << "        } else {\n"
+     << generateScoreStatements(plan, table, stepViews, /*applyScale=*/true) << "        } else {\n"
      << "          s = negativeInfinity;\n"
      << "        }\n"
      << "        score[j] = s;\n"
@@ -359,9 +300,9 @@ static std::vector<int64_t> makeAttentionParams(const AttentionPlan &plan) {
   return params;
 }
 
-llvm::Expected<Kernel> buildAttentionPlanKernel(const AttentionPlan &plan,
-                                                KernelContext::Impl &context,
-                                                llvm::StringRef name) {
+/// The flash kernel of `plan`.
+static llvm::Expected<Kernel> buildFlashKernel(const AttentionPlan &plan,
+                                               KernelContext::Impl &context, llvm::StringRef name) {
   std::string kernelName = name.str();
   auto makeError = [&](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), name + ": " + message);
@@ -399,6 +340,139 @@ llvm::Expected<Kernel> buildAttentionPlanKernel(const AttentionPlan &plan,
                                     : describeLaunchFailure(kernelName, "cudaLaunchKernel", error);
       },
       0};
+}
+
+//===----------------------------------------------------------------------===//
+// Choosing the path
+//===----------------------------------------------------------------------===//
+
+const char *getAttentionPathName(AttentionPath path) {
+  return path == AttentionPath::Flash ? "flash kernel" : "cuBLASLt GEMMs + softmax";
+}
+
+/// The path CGC_CUDA_ATTENTION forces ("flash" or "gemm"); none for "auto"
+/// or unset: both are built where the GEMM path runs the plan, and the
+/// faster kept.
+static std::optional<AttentionPath> getForcedPath() {
+  static const std::optional<AttentionPath> forced = []() -> std::optional<AttentionPath> {
+    const char *value = std::getenv("CGC_CUDA_ATTENTION");
+    llvm::StringRef name = value ? value : "";
+    if (name == "flash")
+      return AttentionPath::Flash;
+    if (name == "gemm")
+      return AttentionPath::Gemm;
+    return std::nullopt;
+  }();
+  return forced;
+}
+
+/// The bytes of each input (LaunchArgs order) that `plan`'s kernels may
+/// read: zeroed buffers of these sizes time a launch.
+static std::vector<uint64_t> getInputBytes(const AttentionPlan &plan) {
+  std::vector<int64_t> elements(plan.inputTypes.size(), 1);
+  auto reach = [&](const AttentionView &view, int64_t rows, int64_t columns) {
+    int64_t last = (std::max<int64_t>(rows, 1) - 1) * view.rowStride +
+                   (std::max<int64_t>(columns, 1) - 1) * view.columnStride;
+    for (auto [size, stride] : llvm::zip(plan.batch, view.batchStrides))
+      last += (size - 1) * stride;
+    elements[view.input] = std::max(elements[view.input], last + 1);
+  };
+  reach(plan.query.view, plan.queries, plan.embedding);
+  if (plan.query.factor)
+    reach(*plan.query.factor, plan.queries, plan.embedding);
+  reach(plan.key.view, plan.embedding, plan.keys);
+  if (plan.key.factor)
+    reach(*plan.key.factor, plan.embedding, plan.keys);
+  reach(plan.value, plan.keys, plan.valueEmbedding);
+  for (const AttentionScoreStep &step : plan.steps)
+    if (step.operand)
+      reach(*step.operand, plan.queries, plan.keys);
+  std::vector<uint64_t> bytes;
+  for (auto [count, dtype] : llvm::zip(elements, plan.inputTypes))
+    bytes.push_back(static_cast<uint64_t>(count) * getByteWidth(dtype));
+  return bytes;
+}
+
+llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan &plan,
+                                                             KernelContext::Impl &context,
+                                                             llvm::StringRef name,
+                                                             mlir::Operation *op,
+                                                             const AttentionBuildOptions &options) {
+  if (std::optional<std::string> what = getUnimplementedAttentionFeature(plan))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   name + ": " + *what + " is not implemented on the CUDA driver");
+  AttentionPlanKernel result;
+  int64_t batches = getNumElements(plan.batch);
+  if (batches == 0 || plan.queries == 0 || plan.valueEmbedding == 0) {
+    result.kernel = Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+    result.gemmRefusal = "the output is empty";
+    return result;
+  }
+  std::optional<AttentionPath> path = options.path ? options.path : getForcedPath();
+  auto report = [&] {
+    if (!isVerbose())
+      return;
+    llvm::errs() << "cgc cuda: " << name << ": runs as " << getAttentionPathName(result.path);
+    if (result.path == AttentionPath::Flash && !result.gemmRefusal.empty())
+      llvm::errs() << " (GEMM path: " << result.gemmRefusal << ")";
+    llvm::errs() << "\n";
+  };
+
+  if (path == AttentionPath::Gemm) {
+    // Refusals are errors here (buildGemmAttentionKernel names them).
+    auto gemm = buildGemmAttentionKernel(plan, context, name, op, options.float32Scores);
+    if (!gemm)
+      return gemm.takeError();
+    result.kernel = std::move(*gemm);
+    result.path = AttentionPath::Gemm;
+    report();
+    return result;
+  }
+  auto flash = buildFlashKernel(plan, context, name);
+  if (!flash)
+    return flash.takeError();
+  result.kernel = std::move(*flash);
+  result.path = AttentionPath::Flash;
+  if (path == AttentionPath::Flash) {
+    report();
+    return result;
+  }
+
+  // Both paths, where the GEMM path runs the plan: keep the faster on this
+  // device.
+  std::optional<std::string> refusal = getGemmAttentionRefusal(plan, options.float32Scores);
+  if (!refusal && !context.hasDevice())
+    refusal = "the kernel context has no device";
+  if (refusal) {
+    result.gemmRefusal = std::move(*refusal);
+    report();
+    return result;
+  }
+  auto gemm = buildGemmAttentionKernel(plan, context, name, op, options.float32Scores);
+  if (!gemm) {
+    result.gemmRefusal = llvm::toString(gemm.takeError());
+    report();
+    return result;
+  }
+  std::vector<uint64_t> inputBytes = getInputBytes(plan);
+  uint64_t outputBytes = static_cast<uint64_t>(batches * plan.queries * plan.valueEmbedding) *
+                         getByteWidth(plan.dtype);
+  std::optional<float> flashTime = timeKernelLaunch(result.kernel, inputBytes, {outputBytes});
+  std::optional<float> gemmTime = timeKernelLaunch(*gemm, inputBytes, {outputBytes});
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: " << name << ": " << getAttentionPathName(AttentionPath::Flash)
+                 << " " << (flashTime ? std::to_string(*flashTime) : std::string("?")) << " ms, "
+                 << getAttentionPathName(AttentionPath::Gemm) << " "
+                 << (gemmTime ? std::to_string(*gemmTime) : std::string("?")) << " ms\n";
+  if (flashTime && gemmTime && *gemmTime < *flashTime) {
+    result.kernel = std::move(*gemm);
+    result.path = AttentionPath::Gemm;
+  } else {
+    result.gemmRefusal =
+        flashTime && gemmTime ? "the flash kernel was faster" : "the paths could not be timed";
+  }
+  report();
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -480,11 +554,25 @@ static llvm::Expected<AttentionPlan> readAttentionOp(mlir::Operation *op) {
   return plan;
 }
 
-llvm::Expected<Kernel> buildAttentionKernel(mlir::Operation *op, KernelContext::Impl &context) {
+llvm::Expected<AttentionPlanKernel>
+buildAttentionLayerKernel(mlir::Operation *op, KernelContext::Impl &context,
+                          const AttentionBuildOptions &options) {
   llvm::Expected<AttentionPlan> plan = readAttentionOp(op);
   if (!plan)
     return plan.takeError();
-  return buildAttentionPlanKernel(*plan, context, op->getName().getStringRef());
+  // The layer computes in float32 throughout (the CPU kernel keeps its
+  // scores in float32), unlike a definition whose own matmul rounds them to
+  // the element type: bfloat16 scores would lose too much.
+  AttentionBuildOptions layerOptions = options;
+  layerOptions.float32Scores = true;
+  return buildAttentionPlanKernel(*plan, context, op->getName().getStringRef(), op, layerOptions);
+}
+
+llvm::Expected<Kernel> buildAttentionKernel(mlir::Operation *op, KernelContext::Impl &context) {
+  llvm::Expected<AttentionPlanKernel> built = buildAttentionLayerKernel(op, context);
+  if (!built)
+    return built.takeError();
+  return std::move(built->kernel);
 }
 
 } // namespace cgc::cuda

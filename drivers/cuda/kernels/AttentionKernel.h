@@ -14,11 +14,21 @@
 // dimensions, so broadcast operands, Kᵀ given transposed or not, and masks
 // of any broadcast shape need no copies.
 //
+// A plan also runs a second way (AttentionGemm.h): Q·Kᵀ and P·V as
+// strided-batched cuBLASLt products (tensor cores for float16 and
+// bfloat16) around a generated softmax kernel, the scores passing through
+// the workspace. Neither way need win everywhere (the flash kernel keeps
+// the scores on chip in one launch; the products use tensor cores but pass
+// the scores through memory), so where both run a plan, each is timed once
+// when it is built and the faster kept; CGC_CUDA_ATTENTION=flash|gemm
+// forces one, and CGC_CUDA_VERBOSE=1 reports the choice and the times.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_DRIVERS_CUDA_KERNELS_ATTENTIONKERNEL_H
 #define CGC_DRIVERS_CUDA_KERNELS_ATTENTIONKERNEL_H
 
+#include "../FusedKernels.h"
 #include "KernelContextImpl.h"
 #include "KernelSupport.h"
 
@@ -113,11 +123,69 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
 /// The generated CUDA C++ of `plan`'s kernel, `cgc_attention`.
 std::string generateAttentionSource(const AttentionPlan &plan);
 
-/// Compiles and wraps `plan`'s kernel (which must be implemented). Errors
-/// and launch failures start with `name` ("cgc_op.scaled_dot_product_attention",
-/// "@attention_0: fused attention").
-llvm::Expected<Kernel> buildAttentionPlanKernel(const AttentionPlan &plan,
-                                                KernelContext::Impl &context, llvm::StringRef name);
+//===----------------------------------------------------------------------===//
+// Two ways to run a plan
+//===----------------------------------------------------------------------===//
+
+/// How an AttentionPlan runs.
+enum class AttentionPath {
+  /// The generated flash-attention kernel (this file).
+  Flash,
+  /// Two strided-batched cuBLASLt products around a generated softmax
+  /// kernel (AttentionGemm.h).
+  Gemm,
+};
+
+/// "flash kernel" or "cuBLASLt GEMMs + softmax".
+const char *getAttentionPathName(AttentionPath path);
+
+/// What a build of a plan may be told.
+struct AttentionBuildOptions {
+  /// The path to build. None: the one CGC_CUDA_ATTENTION (flash|gemm)
+  /// forces, else both where the GEMM path runs the plan, each timed once
+  /// and the faster kept.
+  std::optional<AttentionPath> path;
+  /// GEMM path: keep the scores in float32 for float16 and bfloat16 too
+  /// (by default a fused definition's are stored in the element type, as
+  /// its own matmul stores them; the tests check both). The per-layer op
+  /// always keeps them in float32, as its CPU kernel does.
+  bool float32Scores = false;
+};
+
+/// A built plan and how it runs.
+struct AttentionPlanKernel {
+  Kernel kernel;
+  AttentionPath path = AttentionPath::Flash;
+  /// On the flash path: why the GEMM path does not run the plan, or that
+  /// it was slower; empty when the flash path was asked for.
+  std::string gemmRefusal;
+};
+
+/// Builds `plan` (which must be implemented) as `options` ask. A forced
+/// GEMM path that does not run the plan is an error; without a device
+/// (compile-only context) the choice is the flash kernel. Errors and
+/// launch failures start with `name` ("cgc_op.scaled_dot_product_attention",
+/// "@attention_0: fused attention"); `op` is the layer that library errors
+/// name (the op itself, or the fused definition's Q·Kᵀ matmul).
+llvm::Expected<AttentionPlanKernel>
+buildAttentionPlanKernel(const AttentionPlan &plan, KernelContext::Impl &context,
+                         llvm::StringRef name, mlir::Operation *op,
+                         const AttentionBuildOptions &options = {});
+
+/// The kernel of a cgc_op.scaled_dot_product_attention layer built as
+/// `options` ask (buildAttentionKernel, KernelSupport.h, is this with
+/// default options); tests force each path.
+llvm::Expected<AttentionPlanKernel>
+buildAttentionLayerKernel(mlir::Operation *op, KernelContext::Impl &context,
+                          const AttentionBuildOptions &options = {});
+
+/// The fused attention family's kernel of `definition` (FusedAttention.cpp)
+/// built as `options` ask; std::nullopt when the definition is not
+/// attention's shape. The family's `build` is this with default options;
+/// tests force each path.
+std::optional<llvm::Expected<AttentionPlanKernel>>
+buildFusedAttention(FunctionalDefinitionOp definition, KernelContext::Impl &context,
+                    const AttentionBuildOptions &options = {});
 
 } // namespace cgc::cuda
 

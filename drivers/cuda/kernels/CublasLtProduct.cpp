@@ -11,6 +11,7 @@
 #include "CublasLtProduct.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace cgc::cuda {
 
@@ -329,6 +330,194 @@ std::string enqueueLtProduct(LtProduct &product, const ProductPlan &plan, double
         cublasLtMatmul(product.handle->handle, product.operation, alphaPointer, b, product.a, a,
                        product.b, betaPointer, c, product.c, d, product.c, algorithm, workspace,
                        product.workspaceSize, stream);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return (opName + ": cublasLtMatmul failed: " + cublasLtGetStatusString(status)).str();
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Products of strided matrices
+//===----------------------------------------------------------------------===//
+
+std::optional<StridedMatrix> makeStridedMatrix(DType dtype, int64_t rows, int64_t columns,
+                                               int64_t rowStride, int64_t columnStride) {
+  StridedMatrix matrix;
+  matrix.dtype = dtype;
+  matrix.rows = rows;
+  matrix.columns = columns;
+  // Row-major: columns contiguous, consecutive rows at least a row apart.
+  if ((columns == 1 || columnStride == 1) && (rows == 1 || rowStride >= columns)) {
+    matrix.rowMajor = true;
+    matrix.leadingDimension = rows == 1 ? std::max<int64_t>(columns, 1) : rowStride;
+    return matrix;
+  }
+  if ((rows == 1 || rowStride == 1) && (columns == 1 || columnStride >= rows)) {
+    matrix.rowMajor = false;
+    matrix.leadingDimension = columns == 1 ? std::max<int64_t>(rows, 1) : columnStride;
+    return matrix;
+  }
+  return std::nullopt;
+}
+
+llvm::Expected<std::shared_ptr<LtProduct>>
+createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
+                       std::shared_ptr<CublasLtHandle> handle) {
+  const StridedMatrix &lhs = plan.lhs, &rhs = plan.rhs, &output = plan.output;
+  if (!output.rowMajor)
+    return makeKernelError(op, "a column-major product output is not implemented");
+  auto product = std::make_shared<LtProduct>();
+  product->handle = std::move(handle);
+  bool isDouble = output.dtype == DType::F64;
+  cublasStatus_t status = cublasLtMatmulDescCreate(
+      &product->operation, isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+      isDouble ? CUDA_R_64F : CUDA_R_32F);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return cublasError(op, "cublasLtMatmulDescCreate", status);
+  auto setAttribute = [&](cublasLtMatmulDescAttributes_t attribute, const void *value,
+                          size_t size) -> llvm::Error {
+    cublasStatus_t set =
+        cublasLtMatmulDescSetAttribute(product->operation, attribute, value, size);
+    if (set != CUBLAS_STATUS_SUCCESS)
+      return cublasError(op, "cublasLtMatmulDescSetAttribute", set);
+    return llvm::Error::success();
+  };
+  // Row-major D = lhs·rhs runs as column-major Dᵀ = rhsᵀ·lhsᵀ: cuBLASLt's A
+  // is our rhs, its B our lhs. A row-major matrix is its column-major
+  // transpose in place (op N); a column-major one needs op T.
+  int32_t transposeFirst = rhs.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+  int32_t transposeSecond = lhs.rowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+  if (llvm::Error error = setAttribute(CUBLASLT_MATMUL_DESC_TRANSA, &transposeFirst,
+                                       sizeof(transposeFirst)))
+    return std::move(error);
+  if (llvm::Error error = setAttribute(CUBLASLT_MATMUL_DESC_TRANSB, &transposeSecond,
+                                       sizeof(transposeSecond)))
+    return std::move(error);
+  if (plan.deviceScalars) {
+    int32_t mode = CUBLASLT_POINTER_MODE_DEVICE;
+    if (llvm::Error error = setAttribute(CUBLASLT_MATMUL_DESC_POINTER_MODE, &mode, sizeof(mode)))
+      return std::move(error);
+  }
+  // `matrix` as cuBLASLt stores it: column-major, `rows` × `columns`.
+  auto makeLayout = [&](cublasLtMatrixLayout_t &layout, const StridedMatrix &matrix,
+                        uint64_t rows, uint64_t columns) -> llvm::Error {
+    cublasStatus_t created = cublasLtMatrixLayoutCreate(
+        &layout, getCudaDataType(matrix.dtype), rows, columns, matrix.leadingDimension);
+    if (created != CUBLAS_STATUS_SUCCESS)
+      return cublasError(op, "cublasLtMatrixLayoutCreate", created);
+    if (plan.batch > 1) {
+      int32_t count = static_cast<int32_t>(plan.batch);
+      int64_t stride = matrix.batchStride;
+      for (auto [attribute, value, size] :
+           {std::tuple<cublasLtMatrixLayoutAttribute_t, const void *, size_t>{
+                CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)},
+            {CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)}}) {
+        cublasStatus_t set = cublasLtMatrixLayoutSetAttribute(layout, attribute, value, size);
+        if (set != CUBLAS_STATUS_SUCCESS)
+          return cublasError(op, "cublasLtMatrixLayoutSetAttribute", set);
+      }
+    }
+    return llvm::Error::success();
+  };
+  auto storedRows = [](const StridedMatrix &matrix) {
+    return static_cast<uint64_t>(matrix.rowMajor ? matrix.columns : matrix.rows);
+  };
+  auto storedColumns = [](const StridedMatrix &matrix) {
+    return static_cast<uint64_t>(matrix.rowMajor ? matrix.rows : matrix.columns);
+  };
+  if (llvm::Error error = makeLayout(product->a, rhs, storedRows(rhs), storedColumns(rhs)))
+    return std::move(error);
+  if (llvm::Error error = makeLayout(product->b, lhs, storedRows(lhs), storedColumns(lhs)))
+    return std::move(error);
+  if (llvm::Error error =
+          makeLayout(product->c, output, storedRows(output), storedColumns(output)))
+    return std::move(error);
+
+  // Byte offsets the launch adds to the operands' base pointers.
+  unsigned lhsWidth = getByteWidth(lhs.dtype), rhsWidth = getByteWidth(rhs.dtype),
+           outputWidth = getByteWidth(output.dtype);
+  std::vector<int64_t> offsets;
+  for (size_t call = 0; call < plan.lhsOffsets.size(); ++call) {
+    offsets.push_back(plan.lhsOffsets[call] * lhsWidth);
+    offsets.push_back(plan.rhsOffsets[call] * rhsWidth);
+    offsets.push_back(plan.outputOffsets[call] * outputWidth);
+  }
+  offsets.push_back(lhs.batchStride * lhsWidth);
+  offsets.push_back(rhs.batchStride * rhsWidth);
+  offsets.push_back(output.batchStride * outputWidth);
+  product->alignment = getCommonAlignment(offsets, kPreferredAlignment);
+
+  // `alignments`: the minimum alignment of cuBLASLt's A, B, C and D.
+  auto pickAlgorithm = [&](const uint32_t (&alignments)[4],
+                           cublasLtMatmulAlgo_t &algorithm) -> llvm::Error {
+    cublasLtMatmulPreference_t preference = nullptr;
+    cublasStatus_t created = cublasLtMatmulPreferenceCreate(&preference);
+    if (created != CUBLAS_STATUS_SUCCESS)
+      return cublasError(op, "cublasLtMatmulPreferenceCreate", created);
+    uint64_t workspace = kMaxWorkspace;
+    cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                         &workspace, sizeof(workspace));
+    const cublasLtMatmulPreferenceAttributes_t attributes[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int index = 0; index < 4; ++index)
+      cublasLtMatmulPreferenceSetAttribute(preference, attributes[index], &alignments[index],
+                                           sizeof(uint32_t));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
+        product->handle->handle, product->operation, product->a, product->b, product->c, product->c,
+        preference, 1, &result, &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (queried != CUBLAS_STATUS_SUCCESS)
+      return cublasError(op, "cublasLtMatmulAlgoGetHeuristic", queried);
+    if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+      return makeKernelError(op, "cuBLASLt has no algorithm for this product (" +
+                                     llvm::Twine(alignments[0]) + "-byte operands)");
+    algorithm = result.algo;
+    product->workspaceSize = std::max<uint64_t>(product->workspaceSize, result.workspaceSize);
+    return llvm::Error::success();
+  };
+  uint32_t aligned = product->alignment;
+  if (llvm::Error error = pickAlgorithm({aligned, aligned, aligned, aligned},
+                                        product->alignedAlgorithm))
+    return std::move(error);
+  if (llvm::Error error = pickAlgorithm({rhsWidth, lhsWidth, outputWidth, outputWidth},
+                                        product->fallbackAlgorithm))
+    return std::move(error);
+  return product;
+}
+
+std::string enqueueLtStridedProduct(LtProduct &product, const StridedProductPlan &plan,
+                                    const StridedProductOperands &operands, void *workspace,
+                                    cudaStream_t stream, llvm::StringRef opName) {
+  bool isDouble = plan.output.dtype == DType::F64;
+  double alpha = operands.alpha, beta = 0.0;
+  float alphaFloat = static_cast<float>(alpha), betaFloat = 0.0f;
+  const void *alphaPointer = isDouble ? static_cast<const void *>(&alpha) : &alphaFloat;
+  const void *betaPointer = isDouble ? static_cast<const void *>(&beta) : &betaFloat;
+  if (plan.deviceScalars) {
+    alphaPointer = operands.deviceScalars;
+    betaPointer = static_cast<const char *>(operands.deviceScalars) + (isDouble ? 8 : 4);
+  }
+  unsigned lhsWidth = getByteWidth(plan.lhs.dtype), rhsWidth = getByteWidth(plan.rhs.dtype),
+           outputWidth = getByteWidth(plan.output.dtype);
+  const char *lhs = static_cast<const char *>(operands.lhs);
+  const char *rhs = static_cast<const char *>(operands.rhs);
+  char *output = static_cast<char *>(operands.output);
+  for (size_t call = 0; call < plan.lhsOffsets.size(); ++call) {
+    const char *callLhs = lhs + plan.lhsOffsets[call] * lhsWidth;
+    const char *callRhs = rhs + plan.rhsOffsets[call] * rhsWidth;
+    char *callOutput = output + plan.outputOffsets[call] * outputWidth;
+    uintptr_t bits = reinterpret_cast<uintptr_t>(callLhs) | reinterpret_cast<uintptr_t>(callRhs) |
+                     reinterpret_cast<uintptr_t>(callOutput);
+    const cublasLtMatmulAlgo_t *algorithm =
+        bits % product.alignment == 0 ? &product.alignedAlgorithm : &product.fallbackAlgorithm;
+    // cuBLASLt's A is the rhs, its B the lhs (createLtStridedProduct).
+    cublasStatus_t status =
+        cublasLtMatmul(product.handle->handle, product.operation, alphaPointer, callRhs, product.a,
+                       callLhs, product.b, betaPointer, callOutput, product.c, callOutput,
+                       product.c, algorithm, workspace, product.workspaceSize, stream);
     if (status != CUBLAS_STATUS_SUCCESS)
       return (opName + ": cublasLtMatmul failed: " + cublasLtGetStatusString(status)).str();
   }

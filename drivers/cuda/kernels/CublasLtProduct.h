@@ -3,7 +3,10 @@
 // What the matmul/gemm layer kernels (Matmul.cpp) and the fused matmul
 // kernels (FusedMatmul.cpp) share: planning a row-major product with numpy's
 // batch broadcasting, creating its cuBLASLt descriptors and algorithms
-// (optionally with a bias/activation epilogue), and enqueueing it.
+// (optionally with a bias/activation epilogue), and enqueueing it. The
+// attention kernels' GEMM path (AttentionGemm.cpp) runs products of strided
+// matrices (StridedProductPlan): any leading dimension, either storage
+// order, per-operand element types and alpha from device memory.
 //
 // Row-major products run as cuBLASLt's column-major ones with the operands
 // swapped: row-major D = A·B is column-major Dᵀ = Bᵀ·Aᵀ, and a row-major
@@ -22,6 +25,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +104,73 @@ struct ProductOperands {
 std::string enqueueLtProduct(LtProduct &product, const ProductPlan &plan, double alpha,
                              double beta, const ProductOperands &operands, void *workspace,
                              cudaStream_t stream, llvm::StringRef opName);
+
+//===----------------------------------------------------------------------===//
+// Products of strided matrices
+//===----------------------------------------------------------------------===//
+
+/// One matrix of a StridedProductPlan as it lies in memory: element (r, c)
+/// of batch entry b is at b · batchStride + r · rowStride + c · columnStride
+/// elements, where the strides are (leadingDimension, 1) for a row-major
+/// matrix and (1, leadingDimension) for a column-major one.
+struct StridedMatrix {
+  DType dtype = DType::F32;
+  int64_t rows = 1, columns = 1;
+  /// Row-major (columns contiguous) or column-major (rows contiguous).
+  bool rowMajor = true;
+  /// Elements between consecutive rows (row-major) or columns (column-major).
+  int64_t leadingDimension = 1;
+  /// Elements between consecutive matrices of the strided batch (0: one
+  /// matrix shared by the whole batch).
+  int64_t batchStride = 0;
+};
+
+/// The StridedMatrix reading a rows×columns matrix whose element (r, c) is
+/// at r · rowStride + c · columnStride, or std::nullopt when cuBLASLt
+/// cannot express it (neither stride is 1 where it matters, or rows/columns
+/// overlap). Strides of size-1 dimensions do not matter (broadcast views
+/// give them 0).
+std::optional<StridedMatrix> makeStridedMatrix(DType dtype, int64_t rows, int64_t columns,
+                                               int64_t rowStride, int64_t columnStride);
+
+/// D[b] = alpha · lhs[b] · rhs[b] with lhs M×K, rhs K×N and a row-major
+/// output M×N, each operand of its own element type and layout, repeated
+/// over `lhsOffsets.size()` calls of a strided batch of `batch`. Computes
+/// in float32 (never TF32) with a float32 alpha (float64 for float64
+/// operands); beta is 0.
+struct StridedProductPlan {
+  StridedMatrix lhs, rhs, output;
+  int64_t batch = 1;
+  /// Element offsets per call (outer batch dimensions the strided batch
+  /// cannot express).
+  std::vector<int64_t> lhsOffsets{0}, rhsOffsets{0}, outputOffsets{0};
+  /// alpha and beta are read from device memory at launch (two values of
+  /// the scale type, alpha then beta) rather than given by the host.
+  bool deviceScalars = false;
+};
+
+/// Creates the descriptors of `plan` and picks its algorithms like
+/// createLtProduct (one for 16-byte-aligned operands, one for element
+/// alignment). Errors name `op`.
+llvm::Expected<std::shared_ptr<LtProduct>>
+createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
+                       std::shared_ptr<CublasLtHandle> handle);
+
+/// The device pointers of one launch of a strided product.
+struct StridedProductOperands {
+  const void *lhs = nullptr, *rhs = nullptr;
+  void *output = nullptr;
+  /// With plan.deviceScalars: alpha and beta in device memory; otherwise
+  /// `alpha` is used.
+  const void *deviceScalars = nullptr;
+  double alpha = 1.0;
+};
+
+/// Enqueues every call of `plan` on `stream`. Returns an empty string, or a
+/// message naming `opName` and the failing call.
+std::string enqueueLtStridedProduct(LtProduct &product, const StridedProductPlan &plan,
+                                    const StridedProductOperands &operands, void *workspace,
+                                    cudaStream_t stream, llvm::StringRef opName);
 
 } // namespace cgc::cuda
 

@@ -1,8 +1,11 @@
 //===- CudnnConvolution.cpp - convolutions through cuDNN's legacy API -----===//
 //
-// Algorithms come from cuDNN's heuristics (the _v7 queries), never from
-// timing runs, so that building needs no scratch memory and gives the same
-// choice every time. Asymmetric forward padding pads the input into the
+// Algorithms come from cuDNN's heuristics (the _v7 queries) unless the
+// caller asks for the fastest: the layer kernels build without scratch
+// memory and make the same choice every time; the fused convolution, which
+// already times its two paths when it is built, times cuDNN's direct-sum
+// algorithms too (cudnnFindConvolutionForwardAlgorithmEx), once per device
+// and geometry. Asymmetric forward padding pads the input into the
 // workspace with a generated constant-pad kernel and convolves that without
 // padding.
 //
@@ -10,13 +13,77 @@
 
 #include "CudnnConvolution.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <vector>
 
 namespace cgc::cuda {
 
 namespace {
 /// The most workspace a convolution algorithm may use.
 constexpr size_t kMaxWorkspace = size_t(1) << 30;
+
+/// A forward algorithm chosen for one geometry.
+struct ForwardChoice {
+  cudnnConvolutionFwdAlgo_t algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  cudnnMathType_t mathType = CUDNN_FMA_MATH;
+  size_t memory = 0;
+};
+
+/// The timed choices of this process, by device and geometry
+/// (getSearchKey): a model's repeated convolutions are timed once.
+class ForwardChoiceCache {
+public:
+  std::optional<ForwardChoice> lookup(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = choices.find(key);
+    if (found == choices.end())
+      return std::nullopt;
+    return found->second;
+  }
+  void store(const std::string &key, const ForwardChoice &choice) {
+    std::lock_guard<std::mutex> lock(mutex);
+    choices[key] = choice;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, ForwardChoice> choices;
+};
+
+ForwardChoiceCache &getForwardChoiceCache() {
+  static ForwardChoiceCache cache;
+  return cache;
+}
+
+/// cudaMalloc'd scratch of an algorithm search, freed when it ends.
+class SearchMemory {
+public:
+  SearchMemory() = default;
+  SearchMemory(const SearchMemory &) = delete;
+  SearchMemory &operator=(const SearchMemory &) = delete;
+  ~SearchMemory() {
+    for (void *pointer : pointers)
+      cudaFree(pointer);
+    // A failure here must not surface in a later, unrelated call.
+    cudaGetLastError();
+  }
+  /// `bytes` zeroed bytes (at least one), or null.
+  void *allocate(size_t bytes) {
+    void *pointer = nullptr;
+    if (cudaMalloc(&pointer, std::max<size_t>(bytes, 1)) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    pointers.push_back(pointer);
+    return cudaMemset(pointer, 0, std::max<size_t>(bytes, 1)) == cudaSuccess ? pointer : nullptr;
+  }
+
+private:
+  std::vector<void *> pointers;
+};
 } // namespace
 
 cudnnDataType_t getCudnnDataType(DType dtype) {
@@ -115,6 +182,87 @@ static const Perf *chooseAlgorithm(llvm::ArrayRef<Perf> results, bool isHalf) {
   return nullptr;
 }
 
+/// The key of `geometry` on `device` in the cache of timed choices.
+static std::string getSearchKey(int device, const CudnnConvolutionGeometry &geometry) {
+  std::string key = std::to_string(device) + ":" + getDTypeName(geometry.dtype) +
+                    (geometry.channelsLast ? ":nhwc" : ":nchw") + ":g" +
+                    std::to_string(geometry.groups);
+  auto append = [&](char tag, llvm::ArrayRef<int> values) {
+    key += ':';
+    key += tag;
+    for (int value : values)
+      key += "," + std::to_string(value);
+  };
+  append('x', geometry.input);
+  append('w', geometry.weight);
+  append('y', geometry.output);
+  append('p', geometry.padding);
+  append('s', geometry.strides);
+  append('d', geometry.dilations);
+  return key;
+}
+
+/// Bytes of a packed tensor of `dims` of `dtype`.
+static size_t getByteSize(llvm::ArrayRef<int> dims, DType dtype) {
+  size_t bytes = getByteWidth(dtype);
+  for (int dim : dims)
+    bytes *= static_cast<size_t>(std::max(dim, 0));
+  return bytes;
+}
+
+/// The fastest forward algorithm of `c` that computes the direct sum (and,
+/// for float32 and float64, without tensor-op math), timed by cuDNN on
+/// zeroed scratch buffers with as much workspace as the largest algorithm of
+/// `heuristics` asks for; std::nullopt when nothing could be timed. The
+/// caller holds the handle's lock.
+static std::optional<ForwardChoice>
+findFastestForward(const CudnnConvolution &c, const CudnnConvolutionGeometry &geometry,
+                   llvm::ArrayRef<cudnnConvolutionFwdAlgoPerf_t> heuristics, bool isHalf) {
+  size_t workspaceSize = 0;
+  for (const cudnnConvolutionFwdAlgoPerf_t &result : heuristics)
+    if (result.status == CUDNN_STATUS_SUCCESS && result.memory <= kMaxWorkspace)
+      workspaceSize = std::max(workspaceSize, result.memory);
+  SearchMemory memory;
+  void *x = memory.allocate(getByteSize(geometry.input, geometry.dtype));
+  void *w = memory.allocate(getByteSize(geometry.weight, geometry.dtype));
+  void *y = memory.allocate(getByteSize(geometry.output, geometry.dtype));
+  void *workspace = workspaceSize ? memory.allocate(workspaceSize) : nullptr;
+  if (!x || !w || !y || (workspaceSize && !workspace))
+    return std::nullopt;
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  cudnnHandle_t cudnn = c.handle->handle;
+  cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  cudnnStatus_t status = cudnnSetStream(cudnn, stream);
+  if (status == CUDNN_STATUS_SUCCESS)
+    status = cudnnFindConvolutionForwardAlgorithmEx(
+        cudnn, c.input, x, c.weight, w, c.convolution, c.output, y,
+        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, results, workspace, workspaceSize);
+  cudaStreamSynchronize(stream);
+  // Every launch sets the handle's stream again; this one is destroyed.
+  cudnnSetStream(cudnn, nullptr);
+  cudaStreamDestroy(stream);
+  cudaGetLastError();
+  if (status != CUDNN_STATUS_SUCCESS)
+    return std::nullopt;
+  // Fastest first.
+  for (const cudnnConvolutionFwdAlgoPerf_t &result : llvm::ArrayRef(results, returned)) {
+    if (result.status != CUDNN_STATUS_SUCCESS || result.memory > workspaceSize ||
+        !isDirectSum(result.algo))
+      continue;
+    bool tensorOps = result.mathType == CUDNN_TENSOR_OP_MATH ||
+                     result.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (!isHalf && tensorOps)
+      continue;
+    return ForwardChoice{result.algo, result.mathType, result.memory};
+  }
+  return std::nullopt;
+}
+
 /// Packed (row-major) strides of `dims`.
 static llvm::SmallVector<int, 5> getPackedStrides(llvm::ArrayRef<int> dims) {
   llvm::SmallVector<int, 5> strides(dims.size(), 1);
@@ -126,7 +274,7 @@ static llvm::SmallVector<int, 5> getPackedStrides(llvm::ArrayRef<int> dims) {
 llvm::Expected<std::shared_ptr<CudnnConvolution>>
 createCudnnConvolution(mlir::Operation *op, KernelContext::Impl &context,
                        const CudnnConvolutionGeometry &geometry,
-                       CudnnConvolutionDirection direction) {
+                       CudnnConvolutionDirection direction, CudnnAlgorithmSearch search) {
   auto handle = context.getCudnn(op);
   if (!handle)
     return handle.takeError();
@@ -144,12 +292,23 @@ createCudnnConvolution(mlir::Operation *op, KernelContext::Impl &context,
   CGC_CUDNN_CHECK(cudnnCreateTensorDescriptor(&c.output));
   CGC_CUDNN_CHECK(cudnnCreateFilterDescriptor(&c.weight));
   CGC_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&c.convolution));
-  CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.input, dataType, rank, geometry.input.data(),
-                                             getPackedStrides(geometry.input).data()));
-  CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.output, dataType, rank, geometry.output.data(),
-                                             getPackedStrides(geometry.output).data()));
-  CGC_CUDNN_CHECK(cudnnSetFilterNdDescriptor(c.weight, dataType, CUDNN_TENSOR_NCHW, rank,
-                                             geometry.weight.data()));
+  if (geometry.channelsLast) {
+    if (rank != 4)
+      return makeKernelError(op, "a channels-last convolution must be 2-D");
+    CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptorEx(c.input, CUDNN_TENSOR_NHWC, dataType, rank,
+                                                 geometry.input.data()));
+    CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptorEx(c.output, CUDNN_TENSOR_NHWC, dataType, rank,
+                                                 geometry.output.data()));
+  } else {
+    CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.input, dataType, rank, geometry.input.data(),
+                                               getPackedStrides(geometry.input).data()));
+    CGC_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.output, dataType, rank, geometry.output.data(),
+                                               getPackedStrides(geometry.output).data()));
+  }
+  // A channels-last filter is KRSC (cuDNN's NHWC filter format).
+  CGC_CUDNN_CHECK(cudnnSetFilterNdDescriptor(
+      c.weight, dataType, geometry.channelsLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, rank,
+      geometry.weight.data()));
   CGC_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(
       c.convolution, rank - 2, geometry.padding.data(), geometry.strides.data(),
       geometry.dilations.data(), CUDNN_CROSS_CORRELATION, computeType));
@@ -162,23 +321,42 @@ createCudnnConvolution(mlir::Operation *op, KernelContext::Impl &context,
   if (llvm::ArrayRef<int>(expected) != llvm::ArrayRef<int>(geometry.output))
     return makeKernelError(op, "cuDNN computes another output shape for this convolution");
 
+  // Algorithms are timed one program at a time (getDeviceTimingMutex),
+  // taken before the handle's lock.
+  std::unique_lock<std::mutex> timing;
+  if (direction == CudnnConvolutionDirection::Forward && search == CudnnAlgorithmSearch::Fastest)
+    timing = std::unique_lock<std::mutex>(getDeviceTimingMutex());
   std::lock_guard<std::mutex> lock(c.handle->mutex);
   cudnnHandle_t cudnn = c.handle->handle;
   cudnnMathType_t mathType = CUDNN_FMA_MATH;
   size_t algorithmMemory = 0;
   if (direction == CudnnConvolutionDirection::Forward) {
-    cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int returned = 0;
-    CGC_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-        cudnn, c.input, c.weight, c.convolution, c.output, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-        &returned, results));
-    const cudnnConvolutionFwdAlgoPerf_t *chosen =
-        chooseAlgorithm(llvm::ArrayRef(results, returned), isHalf);
-    if (!chosen)
-      return makeKernelError(op, "cuDNN offers no forward algorithm for this convolution");
-    c.forwardAlgorithm = chosen->algo;
-    mathType = chosen->mathType;
-    algorithmMemory = chosen->memory;
+    bool timed = search == CudnnAlgorithmSearch::Fastest;
+    std::string key = timed ? getSearchKey(context.getDevice(), geometry) : std::string();
+    std::optional<ForwardChoice> choice;
+    if (timed)
+      choice = getForwardChoiceCache().lookup(key);
+    if (!choice) {
+      cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      int returned = 0;
+      CGC_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+          cudnn, c.input, c.weight, c.convolution, c.output, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+          &returned, results));
+      llvm::ArrayRef<cudnnConvolutionFwdAlgoPerf_t> ranked(results, returned);
+      const cudnnConvolutionFwdAlgoPerf_t *chosen = chooseAlgorithm(ranked, isHalf);
+      if (!chosen)
+        return makeKernelError(op, "cuDNN offers no forward algorithm for this convolution");
+      choice = ForwardChoice{chosen->algo, chosen->mathType, chosen->memory};
+      if (timed) {
+        if (std::optional<ForwardChoice> fastest =
+                findFastestForward(c, geometry, ranked, isHalf))
+          choice = fastest;
+        getForwardChoiceCache().store(key, *choice);
+      }
+    }
+    c.forwardAlgorithm = choice->algorithm;
+    mathType = choice->mathType;
+    algorithmMemory = choice->memory;
   } else {
     cudnnConvolutionBwdDataAlgoPerf_t results[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     int returned = 0;
@@ -285,9 +463,24 @@ llvm::Expected<CudnnConvolutionPlan> planCudnnConvolution(op::ConvolutionOp conv
   return plan;
 }
 
+void makeChannelsLast(CudnnConvolutionPlan &plan) {
+  auto toNhwc = [](Shape &shape) {
+    if (shape.size() == 4)
+      shape = Shape{shape[0], shape[2], shape[3], shape[1]};
+  };
+  plan.geometry.channelsLast = true;
+  toNhwc(plan.input.shape);
+  toNhwc(plan.output.shape);
+  if (plan.startPadding) {
+    toNhwc(*plan.startPadding);
+    toNhwc(*plan.endPadding);
+  }
+}
+
 llvm::Expected<Kernel> buildCudnnConvolutionKernel(op::ConvolutionOp conv,
                                                    KernelContext::Impl &context,
-                                                   const CudnnConvolutionPlan &plan) {
+                                                   const CudnnConvolutionPlan &plan,
+                                                   CudnnAlgorithmSearch search) {
   mlir::Operation *op = conv;
   if (plan.output.getNumElements() == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
@@ -306,8 +499,8 @@ llvm::Expected<Kernel> buildCudnnConvolutionKernel(op::ConvolutionOp conv,
       padded[dim] += (*plan.startPadding)[dim] + (*plan.endPadding)[dim];
     paddedBytes = alignWorkspace(getNumElements(padded) * getByteWidth(dtype));
   }
-  auto convolution =
-      createCudnnConvolution(op, context, plan.geometry, CudnnConvolutionDirection::Forward);
+  auto convolution = createCudnnConvolution(op, context, plan.geometry,
+                                            CudnnConvolutionDirection::Forward, search);
   if (!convolution)
     return convolution.takeError();
 

@@ -9,7 +9,12 @@
 // float32 (and float64) run with CUDNN_FMA_MATH (no TF32) and an algorithm
 // computing the direct sum (FFT and Winograd only when cuDNN offers nothing
 // else), to stay close to the CPU reference; float16 and bfloat16 accumulate
-// in float32 and may use tensor cores.
+// in float32 with CUDNN_TENSOR_OP_MATH (tensor cores).
+//
+// A 2-D convolution may be channels-last: the input and output NHWC and the
+// weight KRSC in memory (CUDNN_TENSOR_NHWC descriptors), the layout of
+// cuDNN's tensor-core kernels. Its dimensions stay logical (N×C×H×W), as
+// cuDNN takes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +48,23 @@ struct CudnnConvolutionGeometry {
   llvm::SmallVector<int, 5> input, weight, output;
   llvm::SmallVector<int, 3> padding, strides, dilations;
   int groups = 1;
+  /// The input and output are NHWC and the weight KRSC in memory (2-D
+  /// only); the dimensions above stay logical.
+  bool channelsLast = false;
+};
+
+/// How a forward algorithm is chosen.
+enum class CudnnAlgorithmSearch {
+  /// The first usable one in the order of cuDNN's heuristics
+  /// (cudnnGetConvolutionForwardAlgorithm_v7): no device memory, the same
+  /// choice every time.
+  Heuristic,
+  /// The fastest usable one that computes the direct sum, timed by
+  /// cudnnFindConvolutionForwardAlgorithmEx on scratch buffers (the
+  /// heuristic choice when nothing can be timed). The choice is cached per
+  /// device and geometry for the process: identical convolutions of a
+  /// model are timed once.
+  Fastest,
 };
 
 /// What a kernel runs: the forward convolution (output from input) or the
@@ -78,12 +100,14 @@ struct CudnnConvolution {
 };
 
 /// Creates the descriptors of `geometry` and picks the algorithm of
-/// `direction` (the context must have a device: cuDNN needs one). Errors
-/// name `op`.
+/// `direction` (the context must have a device: cuDNN needs one); `search`
+/// applies to the forward direction (backward data always takes the
+/// heuristic choice). Errors name `op`.
 llvm::Expected<std::shared_ptr<CudnnConvolution>>
 createCudnnConvolution(mlir::Operation *op, KernelContext::Impl &context,
                        const CudnnConvolutionGeometry &geometry,
-                       CudnnConvolutionDirection direction);
+                       CudnnConvolutionDirection direction,
+                       CudnnAlgorithmSearch search = CudnnAlgorithmSearch::Heuristic);
 
 /// `values` as cuDNN's int dimensions, inserting `inserted` at `insertAt`
 /// when `heightOne` (a 1-D convolution seen as 2-D); nullopt when a value is
@@ -107,13 +131,19 @@ struct CudnnConvolutionPlan {
 /// padding, dimensions beyond int).
 llvm::Expected<CudnnConvolutionPlan> planCudnnConvolution(op::ConvolutionOp conv);
 
+/// Makes `plan`, of a 2-D convolution, channels-last: its input and output
+/// become their NHWC shapes (and the padding of the input, NHWC too), the
+/// weight is read as KRSC; the geometry keeps the logical dimensions.
+void makeChannelsLast(CudnnConvolutionPlan &plan);
+
 /// The kernel of `plan` without bias: inputs (input, weight), output
 /// outputs[0]. Its generated pad kernel (asymmetric padding) is compiled
 /// before cuDNN is asked for anything, so that a compile-only context
 /// compiles it and then stops at needing a device.
-llvm::Expected<Kernel> buildCudnnConvolutionKernel(op::ConvolutionOp conv,
-                                                   KernelContext::Impl &context,
-                                                   const CudnnConvolutionPlan &plan);
+llvm::Expected<Kernel>
+buildCudnnConvolutionKernel(op::ConvolutionOp conv, KernelContext::Impl &context,
+                            const CudnnConvolutionPlan &plan,
+                            CudnnAlgorithmSearch search = CudnnAlgorithmSearch::Heuristic);
 
 } // namespace cgc::cuda
 

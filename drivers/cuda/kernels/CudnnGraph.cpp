@@ -146,6 +146,18 @@ cudnnBackendDescriptor_t CudnnGraphBuilder::createTensor(int64_t uid, cudnnDataT
   llvm::SmallVector<int64_t, 5> strides(dims.size(), 1);
   for (int64_t dim = static_cast<int64_t>(dims.size()) - 2; dim >= 0; --dim)
     strides[dim] = strides[dim + 1] * std::max<int64_t>(dims[dim + 1], 1);
+  return createTensor(uid, dataType, dims, strides, alignment, isVirtual);
+}
+
+cudnnBackendDescriptor_t CudnnGraphBuilder::createTensor(int64_t uid, cudnnDataType_t dataType,
+                                                         llvm::ArrayRef<int64_t> dims,
+                                                         llvm::ArrayRef<int64_t> strides,
+                                                         int64_t alignment, bool isVirtual) {
+  if (strides.size() != dims.size()) {
+    fail("tensor " + std::to_string(uid) + " has " + std::to_string(strides.size()) +
+         " strides for " + std::to_string(dims.size()) + " dimensions");
+    return nullptr;
+  }
   cudnnBackendDescriptor_t tensor = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   setDataType(tensor, CUDNN_ATTR_TENSOR_DATA_TYPE, dataType, "tensor data type");
   setInt64s(tensor, CUDNN_ATTR_TENSOR_DIMENSIONS, dims, "tensor dimensions");

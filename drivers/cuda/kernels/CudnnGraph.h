@@ -70,6 +70,13 @@ public:
   cudnnBackendDescriptor_t createTensor(int64_t uid, cudnnDataType_t dataType,
                                         llvm::ArrayRef<int64_t> dims, int64_t alignment,
                                         bool isVirtual);
+  /// The same with the given `strides` (one per dimension, in elements):
+  /// channels-last tensors keep cuDNN's logical N×C×H×W dimensions and
+  /// describe their layout by strides.
+  cudnnBackendDescriptor_t createTensor(int64_t uid, cudnnDataType_t dataType,
+                                        llvm::ArrayRef<int64_t> dims,
+                                        llvm::ArrayRef<int64_t> strides, int64_t alignment,
+                                        bool isVirtual);
 
   bool hasFailed() const { return failed; }
   /// What failed first ("<call> <what>: <status> (<cuDNN's message>)").

@@ -14,9 +14,10 @@
 // scaled_dot_product_attention multiplies q and kᵀ by √scale each and adds
 // the mask.) The definition is read backwards from its result into an
 // AttentionPlan and runs as the attention kernel (AttentionKernel.h), kᵀ
-// read in the layout the matmul gets. A definition whose result is not
-// matmul(softmax(...), ...) is not this family's; one that is, but has a
-// detail the kernel lacks, is an error naming it.
+// read in the layout the matmul gets: the flash kernel, or cuBLASLt
+// products around a softmax kernel, whichever is faster. A definition
+// whose result is not matmul(softmax(...), ...) is not this family's; one
+// that is, but has a detail the kernel lacks, is an error naming it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,9 @@ public:
   /// std::nullopt: not attention's shape; otherwise the plan or the error
   /// naming what the kernel lacks.
   std::optional<llvm::Expected<AttentionPlan>> read();
+  /// After a successful read: the matmul computing Q·Kᵀ (library errors
+  /// name it).
+  MatmulOp getScoresLayer() const { return scores; }
 
 private:
   llvm::Error fail(const llvm::Twine &message) {
@@ -301,16 +305,30 @@ std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
 
 std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
                                             KernelContext::Impl &context) {
-  std::optional<llvm::Expected<AttentionPlan>> plan = AttentionReader(definition).read();
-  if (!plan)
+  std::optional<llvm::Expected<AttentionPlanKernel>> built =
+      buildFusedAttention(definition, context);
+  if (!built)
     return std::nullopt;
-  if (!*plan)
-    return llvm::Expected<Kernel>(plan->takeError());
-  std::string name = ("@" + definition.getSymName() + ": fused attention").str();
-  return buildAttentionPlanKernel(**plan, context, name);
+  if (!*built)
+    return llvm::Expected<Kernel>(built->takeError());
+  return llvm::Expected<Kernel>(std::move((*built)->kernel));
 }
 
 } // namespace
+
+std::optional<llvm::Expected<AttentionPlanKernel>>
+buildFusedAttention(FunctionalDefinitionOp definition, KernelContext::Impl &context,
+                    const AttentionBuildOptions &options) {
+  using Result = std::optional<llvm::Expected<AttentionPlanKernel>>;
+  AttentionReader reader(definition);
+  std::optional<llvm::Expected<AttentionPlan>> plan = reader.read();
+  if (!plan)
+    return std::nullopt;
+  if (!*plan)
+    return Result(plan->takeError());
+  std::string name = ("@" + definition.getSymName() + ": fused attention").str();
+  return Result(buildAttentionPlanKernel(**plan, context, name, reader.getScoresLayer(), options));
+}
 
 const FusedFamily kFusedAttention = {"attention", check, build};
 

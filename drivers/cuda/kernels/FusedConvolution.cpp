@@ -1,22 +1,35 @@
 //===- FusedConvolution.cpp - convolution and its epilogue as one kernel --===//
 //
-// Recognition follows the pattern (patterns/convolution.mlir): the
-// definition's first layer is a convolution of definition arguments; each
-// later layer is elementwise, takes the previous value (whose only user it
-// is) and at most one other definition argument that broadcasts to the
-// convolution's result; the definition returns the last value. Any other
-// shape belongs to another family (std::nullopt); a chain layer the kernel
-// lacks, or a convolution the CUDA driver cannot run, is an error.
+// Recognition follows the patterns (patterns/convolution.mlir). In
+// conv_bias_activation's form the definition's first layer is a convolution
+// of definition arguments; in conv_nhwc_bias_activation's (the compiler's
+// channels-last form) transposes of two arguments, NHWC to NCHW and OHWI to
+// OIHW, feed the convolution and one transpose, NCHW to NHWC, takes its
+// result. Then each layer is elementwise, takes the previous value (whose
+// only user it is) and at most one other definition argument that
+// broadcasts to the chain's value; the definition returns the last value.
+// Any other shape belongs to another family (std::nullopt); a chain layer
+// the kernel lacks, transposes other than the channels-last form's, or a
+// convolution the CUDA driver cannot run, is an error.
 //
-// The cuDNN graph describes every tensor as the IR lays it out: NCHW
-// (NCDHW) with packed strides, a 1-D convolution as a 2-D one of height 1,
-// broadcast operands with size-1 dimensions. Intermediate values are
-// virtual float32 tensors, so float16 and bfloat16 round once, at the end;
-// float32 refuses tensor-core engines (TF32) by their numerical notes. The
-// epilogue path computes in float32 too: cuDNN's convolution stores its
-// result in the output, and one generated kernel reads it back, applies the
-// bias and the chain (each layer by its layer kernel's own expression), and
-// writes the output in place.
+// The channels-last form runs without its transposes: they only say how
+// the arguments and the result lie in memory, which is what cuDNN's
+// tensor-core engines want: the input N×H×W×C, the weight K×R×S×C/groups,
+// the result and the chain's operands N×P×Q×K (broadcasting as they do in
+// the IR).
+//
+// The cuDNN graph describes every tensor as memory lays it out, with the
+// logical N×C×spatial dimensions cuDNN expects: NCHW (NCDHW) with packed
+// strides, or channels-last with NHWC (KRSC) strides; a 1-D convolution as
+// a 2-D one of height 1, broadcast operands with size-1 dimensions.
+// Intermediate values are virtual float32 tensors, so float16 and bfloat16
+// round once, at the end; float32 refuses tensor-core engines (TF32) by
+// their numerical notes. The epilogue path computes in float32 too: cuDNN's
+// convolution (NCHW or NHWC descriptors, the fastest direct-sum algorithm
+// timed once per geometry) stores its result in the output, and one
+// generated kernel reads it back, applies the bias and the chain (each
+// layer by its layer kernel's own expression) over the output as it lies in
+// memory, and writes the output in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,12 +95,23 @@ struct ChainStep {
 /// A definition the family implements.
 struct FusedShape {
   op::ConvolutionOp conv;
-  /// Definition arguments of the convolution's operands.
+  /// Definition arguments of the convolution's input and weight (before
+  /// their transposes in the channels-last form) and bias.
   unsigned input = 0, weight = 0;
   std::optional<unsigned> bias;
   std::vector<ChainStep> steps;
+  /// The convolution in cuDNN's terms; in the channels-last form its input
+  /// and output shapes are the NHWC ones of the definition's input and
+  /// result.
   CudnnConvolutionPlan plan;
+  /// The channels-last form: input NHWC, weight KRSC, result and chain NHWC
+  /// in memory.
+  bool channelsLast = false;
 };
+
+/// The permutations of the channels-last form.
+constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -151,14 +175,89 @@ static llvm::Error inDefinition(FunctionalDefinitionOp definition, llvm::Error e
                                      llvm::toString(std::move(error)));
 }
 
+/// "[a, b, ...]" for messages.
+static std::string formatList(llvm::ArrayRef<int64_t> values) {
+  std::string text = "[";
+  for (auto [index, value] : llvm::enumerate(values))
+    text += (index ? ", " : "") + std::to_string(value);
+  return text + "]";
+}
+
+/// The permutation `transpose` applies (by default it reverses the
+/// dimensions).
+static llvm::SmallVector<int64_t, 4> getPermutation(op::TransposeOp transpose) {
+  llvm::SmallVector<int64_t, 4> permutation(transpose.getPermutation());
+  if (permutation.empty()) {
+    int64_t rank = llvm::cast<TensorType>(transpose.getInput().getType()).getRank();
+    for (int64_t dim = rank - 1; dim >= 0; --dim)
+      permutation.push_back(dim);
+  }
+  return permutation;
+}
+
+/// Whether `value` is used, and only by `user` (possibly at several
+/// operands).
+static bool isUsedOnlyBy(mlir::Value value, mlir::Operation *user) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [&](mlir::Operation *op) { return op == user; });
+}
+
+/// The transposes of the channels-last form around a convolution, each
+/// null when the definition lacks it.
+struct ChannelsLastTransposes {
+  op::TransposeOp input, weight, output;
+};
+
+/// What keeps `transposes` (around `conv`, at least one of them present)
+/// from being the channels-last form the kernel implements: all three
+/// transposes, with exactly the permutations NHWC → NCHW (input), OHWI →
+/// OIHW (weight) and NCHW → NHWC (result), around a 2-D convolution.
+static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
+                                                    const ChannelsLastTransposes &transposes) {
+  const std::string prefix = "channels-last form: ";
+  int64_t rank = llvm::cast<TensorType>(conv.getInput().getType()).getRank();
+  if (rank != 4)
+    return prefix + "a convolution of rank " + std::to_string(rank) +
+           " is not implemented on the CUDA driver (only 2-D convolutions, rank 4)";
+  struct Expected {
+    op::TransposeOp transpose;
+    const char *what;
+    llvm::ArrayRef<int64_t> permutation;
+    const char *meaning;
+  };
+  const Expected expected[] = {
+      {transposes.input, "the input", kNhwcToNchw, "NHWC to NCHW"},
+      {transposes.weight, "the weight", kNhwcToNchw, "OHWI to OIHW"},
+      {transposes.output, "the result", kNchwToNhwc, "NCHW to NHWC"},
+  };
+  for (const Expected &wanted : expected) {
+    if (!wanted.transpose)
+      return prefix + wanted.what + " is not transposed (" + wanted.meaning +
+             "): the CUDA driver implements the form that transposes the input, the weight "
+             "and the result";
+    llvm::SmallVector<int64_t, 4> permutation = getPermutation(wanted.transpose);
+    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
+      return prefix + wanted.what + "'s transpose with permutation " + formatList(permutation) +
+             " is not implemented on the CUDA driver (only " + formatList(wanted.permutation) +
+             ", " + wanted.meaning + ")";
+  }
+  return std::nullopt;
+}
+
 /// The family's reading of `definition`: std::nullopt when it is not a
-/// convolution followed by an elementwise chain, an error when it is but the
-/// kernel lacks something.
+/// convolution (in either form) followed by an elementwise chain, an error
+/// when it is but the kernel lacks something.
 static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp definition) {
   llvm::SmallVector<mlir::Operation *, 8> layers = getDefinitionLayers(definition);
-  if (layers.empty())
+  // The convolution comes first, or after the transposes of its operands
+  // (the channels-last form).
+  size_t convIndex = 0;
+  while (convIndex < layers.size() && convIndex < 2 &&
+         llvm::isa<op::TransposeOp>(layers[convIndex]))
+    ++convIndex;
+  if (convIndex == layers.size())
     return std::nullopt;
-  auto conv = llvm::dyn_cast<op::ConvolutionOp>(layers.front());
+  auto conv = llvm::dyn_cast<op::ConvolutionOp>(layers[convIndex]);
   if (!conv)
     return std::nullopt;
   mlir::Block &body = definition.getBody().front();
@@ -168,10 +267,38 @@ static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp 
       return std::nullopt;
     return argument.getArgNumber();
   };
+
+  // The transposes of the channels-last form: each private to the
+  // convolution, the operands' transposing definition arguments.
+  ChannelsLastTransposes transposes;
+  transposes.input = conv.getInput().getDefiningOp<op::TransposeOp>();
+  transposes.weight = conv.getWeight().getDefiningOp<op::TransposeOp>();
+  if (convIndex + 1 < layers.size())
+    transposes.output = llvm::dyn_cast<op::TransposeOp>(layers[convIndex + 1]);
+  if (transposes.output && transposes.output.getInput() != conv.getOutput())
+    return std::nullopt;
+  for (mlir::Operation *layer : llvm::ArrayRef(layers).take_front(convIndex))
+    if (layer != transposes.input.getOperation() && layer != transposes.weight.getOperation())
+      return std::nullopt;
+  if (transposes.input && transposes.input == transposes.weight)
+    return std::nullopt;
+  // The value a transpose of the form reads, or `value` itself; null when
+  // the transpose has other users.
+  auto beforeTranspose = [&](op::TransposeOp transpose, mlir::Value value) -> mlir::Value {
+    if (!transpose)
+      return value;
+    return isUsedOnlyBy(transpose.getOutput(), conv) ? transpose.getInput() : mlir::Value();
+  };
+  mlir::Value inputValue = beforeTranspose(transposes.input, conv.getInput());
+  mlir::Value weightValue = beforeTranspose(transposes.weight, conv.getWeight());
+  if (!inputValue || !weightValue)
+    return std::nullopt;
+
   FusedShape shape;
   shape.conv = conv;
-  std::optional<unsigned> input = argumentOf(conv.getInput());
-  std::optional<unsigned> weight = argumentOf(conv.getWeight());
+  shape.channelsLast = transposes.input || transposes.weight || transposes.output;
+  std::optional<unsigned> input = argumentOf(inputValue);
+  std::optional<unsigned> weight = argumentOf(weightValue);
   if (!input || !weight)
     return std::nullopt;
   shape.input = *input;
@@ -181,17 +308,24 @@ static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp 
     if (!shape.bias)
       return std::nullopt;
   }
-  auto resultType = llvm::dyn_cast<TensorType>(conv.getOutput().getType());
+  // The chain starts at the convolution's result, or at its transpose.
+  mlir::Value previous = conv.getOutput();
+  size_t chainStart = convIndex + 1;
+  if (transposes.output) {
+    if (!conv.getOutput().hasOneUse())
+      return std::nullopt;
+    previous = transposes.output.getOutput();
+    ++chainStart;
+  }
+  auto resultType = llvm::dyn_cast<TensorType>(previous.getType());
   if (!resultType)
     return std::nullopt;
 
   // The shape first (std::nullopt on any mismatch), then what is missing.
   std::string missing;
-  mlir::Value previous = conv.getOutput();
-  for (mlir::Operation *op : llvm::drop_begin(layers)) {
+  for (mlir::Operation *op : llvm::ArrayRef(layers).drop_front(chainStart)) {
     // The previous value feeds this layer only (add(v, v) uses it twice).
-    if (previous.use_empty() ||
-        llvm::any_of(previous.getUsers(), [&](mlir::Operation *user) { return user != op; }))
+    if (!isUsedOnlyBy(previous, op))
       return std::nullopt;
     if (!op->hasTrait<op::OpTrait::Elementwise>() || op->getNumResults() != 1 ||
         op->getResult(0).getType() != resultType)
@@ -235,6 +369,9 @@ static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp 
     return std::nullopt;
 
   using R = llvm::Expected<FusedShape>;
+  if (shape.channelsLast)
+    if (std::optional<std::string> refusal = checkChannelsLast(conv, transposes))
+      return R(makeFusedError(definition, kFamily, *refusal));
   auto output = getTensorInfo(conv, conv.getOutput());
   if (!output)
     return R(makeFusedError(definition, kFamily, llvm::toString(output.takeError())));
@@ -247,6 +384,8 @@ static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp 
   if (!missing.empty())
     return R(makeFusedError(definition, kFamily, missing));
   shape.plan = std::move(*plan);
+  if (shape.channelsLast)
+    makeChannelsLast(shape.plan);
   return R(std::move(shape));
 }
 
@@ -271,8 +410,11 @@ static std::optional<std::string> getStepStatement(const ChainStep &step, DType 
 }
 
 /// The shape of a channel-broadcast bias of `channels` for an output of
-/// rank `rank`: C×1×...×1 (rank - 1 dimensions).
-static Shape getBiasShape(int64_t channels, size_t rank) {
+/// rank `rank`: C×1×...×1 (rank - 1 dimensions), or C (the last dimension)
+/// for a channels-last output.
+static Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast) {
+  if (channelsLast)
+    return Shape{channels};
   Shape shape(rank - 1, 1);
   shape[0] = channels;
   return shape;
@@ -307,7 +449,9 @@ buildEpilogue(FunctionalDefinitionOp definition, const FusedShape &shape,
       return inDefinition(definition, bias.takeError());
     statements +=
         " v = v + " +
-        addOperand(*shape.bias, getBiasShape(bias->getNumElements(), outputShape.size())) + ";";
+        addOperand(*shape.bias, getBiasShape(bias->getNumElements(), outputShape.size(),
+                                             shape.channelsLast)) +
+        ";";
   }
   std::map<unsigned, std::string> extraOperands;
   for (const ChainStep &step : shape.steps) {
@@ -337,14 +481,16 @@ buildEpilogue(FunctionalDefinitionOp definition, const FusedShape &shape,
 
 /// The epilogue path: cuDNN's convolution into the output, then the
 /// epilogue in place. The epilogue compiles before cuDNN is asked for
-/// anything.
+/// anything. cuDNN's algorithm is the fastest one timed (once per geometry):
+/// the family times its paths when it is built anyway.
 static llvm::Expected<Kernel> buildEpiloguePath(FunctionalDefinitionOp definition,
                                                 const FusedShape &shape,
                                                 KernelContext::Impl &context) {
   auto epilogue = buildEpilogue(definition, shape, context);
   if (!epilogue)
     return epilogue.takeError();
-  auto convolution = buildCudnnConvolutionKernel(shape.conv, context, shape.plan);
+  auto convolution = buildCudnnConvolutionKernel(shape.conv, context, shape.plan,
+                                                 CudnnAlgorithmSearch::Fastest);
   if (!convolution)
     return inDefinition(definition, convolution.takeError());
   uint64_t workspaceSize = convolution->workspaceSize;
@@ -390,6 +536,14 @@ struct GraphKernelPlan {
   llvm::SmallVector<int, 8> arguments;
 };
 } // namespace
+
+/// Packed (row-major) strides of `dims`, size-0 dimensions counted as 1.
+static llvm::SmallVector<int64_t, 5> getPackedStrides(llvm::ArrayRef<int64_t> dims) {
+  llvm::SmallVector<int64_t, 5> strides(dims.size(), 1);
+  for (int64_t dim = static_cast<int64_t>(dims.size()) - 2; dim >= 0; --dim)
+    strides[dim] = strides[dim + 1] * std::max<int64_t>(dims[dim + 1], 1);
+  return strides;
+}
 
 /// The pointwise node of `step`, or std::nullopt when cuDNN has no mode for
 /// it.
@@ -458,7 +612,8 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const 
     bias.binary = true;
     bias.argument = shape.bias;
     bias.argumentShape =
-        getBiasShape(llvm::cast<TensorType>(conv.getBias().getType()).getNumElements(), rank);
+        getBiasShape(llvm::cast<TensorType>(conv.getBias().getType()).getNumElements(), rank,
+                     shape.channelsLast);
     nodes.push_back(std::move(bias));
   }
   for (const ChainStep &step : shape.steps) {
@@ -467,17 +622,49 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const 
       reason = (step.op->getName().getStringRef() + " has no cuDNN pointwise mode").str();
       return {};
     }
+    // Channels-last: cuDNN's runtime-fusion engines computed wrong results
+    // (H100, cuDNN 9.14, float16) for an operand broadcast over rows of the
+    // N×H×W×C memory (a W×C operand); the graph takes the shapes models have
+    // (one element, one per channel, the whole result) and leaves the rest
+    // to cuDNN's convolution and the generated epilogue.
+    if (shape.channelsLast && node->binary && node->argument) {
+      llvm::ArrayRef<int64_t> memory = node->argumentShape;
+      int64_t elements = 1;
+      for (int64_t dim : memory)
+        elements *= dim;
+      bool perChannel = !memory.empty() && memory.back() == outputShape.back() &&
+                        elements == outputShape.back();
+      bool whole = memory.size() == rank &&
+                   llvm::equal(memory.drop_front(), llvm::ArrayRef(outputShape).drop_front());
+      if (elements != 1 && !perChannel && !whole) {
+        reason = (step.op->getName().getStringRef() +
+                  "'s other operand broadcasts over rows of the channels-last result")
+                     .str();
+        return {};
+      }
+    }
     nodes.push_back(std::move(*node));
   }
 
-  // Dimensions as cuDNN sees them: rank padded to the output's, height 1
-  // inserted for a 1-D convolution.
-  auto describe = [&](llvm::ArrayRef<int64_t> dims) {
-    llvm::SmallVector<int64_t, 5> described(rank - dims.size(), 1);
-    described.append(dims.begin(), dims.end());
+  // Tensors as cuDNN sees them: rank padded to the output's, height 1
+  // inserted for a 1-D convolution; channels-last tensors (N×H×W×C in
+  // memory) as N×C×H×W with the strides of their memory.
+  struct Described {
+    llvm::SmallVector<int64_t, 5> dims, strides;
+    bool operator==(const Described &other) const {
+      return dims == other.dims && strides == other.strides;
+    }
+  };
+  auto describe = [&](llvm::ArrayRef<int64_t> memoryShape) {
+    llvm::SmallVector<int64_t, 5> dims(rank - memoryShape.size(), 1);
+    dims.append(memoryShape.begin(), memoryShape.end());
     if (heightOne)
-      described.insert(described.begin() + 2, 1);
-    return described;
+      dims.insert(dims.begin() + 2, 1);
+    llvm::SmallVector<int64_t, 5> strides = getPackedStrides(dims);
+    if (!shape.channelsLast)
+      return Described{std::move(dims), std::move(strides)};
+    return Described{{dims[0], dims[3], dims[1], dims[2]},
+                     {strides[0], strides[3], strides[1], strides[2]}};
   };
   auto window = [&](llvm::ArrayRef<int64_t> values, int64_t fallback, int64_t inserted) {
     llvm::SmallVector<int64_t, 3> list(getWindowList(values, spatialRank, fallback));
@@ -490,19 +677,19 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const 
   cudnnDataType_t dataType = getCudnnDataType(dtype);
   int64_t argumentCount = static_cast<int64_t>(body.getNumArguments());
   GraphKernelPlan result;
-  std::map<unsigned, std::pair<llvm::SmallVector<int64_t, 5>, cudnnBackendDescriptor_t>> tensors;
+  std::map<unsigned, std::pair<Described, cudnnBackendDescriptor_t>> tensors;
   auto argumentTensor = [&](unsigned argument,
-                            llvm::ArrayRef<int64_t> dims) -> cudnnBackendDescriptor_t {
-    llvm::SmallVector<int64_t, 5> described = describe(dims);
+                            llvm::ArrayRef<int64_t> memoryShape) -> cudnnBackendDescriptor_t {
+    Described described = describe(memoryShape);
     auto found = tensors.find(argument);
     if (found != tensors.end()) {
-      if (found->second.first != described)
+      if (!(found->second.first == described))
         builder.fail("argument " + std::to_string(argument) + " is read with two shapes");
       return found->second.second;
     }
     int64_t uid = argument + 1;
-    cudnnBackendDescriptor_t tensor =
-        builder.createTensor(uid, dataType, described, kGraphAlignment, /*isVirtual=*/false);
+    cudnnBackendDescriptor_t tensor = builder.createTensor(
+        uid, dataType, described.dims, described.strides, kGraphAlignment, /*isVirtual=*/false);
     tensors.emplace(argument, std::make_pair(described, tensor));
     result.uids.push_back(uid);
     result.arguments.push_back(static_cast<int>(argument));
@@ -510,21 +697,23 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const 
   };
   int64_t outputUid = argumentCount + 1;
   int64_t nextVirtualUid = argumentCount + 2;
+  Described valueLayout = describe(outputShape);
   auto valueTensor = [&](bool isOutput) {
     if (isOutput) {
       result.uids.push_back(outputUid);
       result.arguments.push_back(-1);
-      return builder.createTensor(outputUid, dataType, describe(outputShape), kGraphAlignment,
-                                  /*isVirtual=*/false);
+      return builder.createTensor(outputUid, dataType, valueLayout.dims, valueLayout.strides,
+                                  kGraphAlignment, /*isVirtual=*/false);
     }
-    return builder.createTensor(nextVirtualUid++, CUDNN_DATA_FLOAT, describe(outputShape),
-                                kGraphAlignment, /*isVirtual=*/true);
+    return builder.createTensor(nextVirtualUid++, CUDNN_DATA_FLOAT, valueLayout.dims,
+                                valueLayout.strides, kGraphAlignment, /*isVirtual=*/true);
+  };
+  auto argumentShape = [&](unsigned argument) {
+    return llvm::cast<TensorType>(body.getArgument(argument).getType()).getShape();
   };
 
-  cudnnBackendDescriptor_t x =
-      argumentTensor(shape.input, llvm::cast<TensorType>(conv.getInput().getType()).getShape());
-  cudnnBackendDescriptor_t w =
-      argumentTensor(shape.weight, llvm::cast<TensorType>(conv.getWeight().getType()).getShape());
+  cudnnBackendDescriptor_t x = argumentTensor(shape.input, argumentShape(shape.input));
+  cudnnBackendDescriptor_t w = argumentTensor(shape.weight, argumentShape(shape.weight));
   cudnnBackendDescriptor_t value = valueTensor(nodes.empty());
 
   cudnnBackendDescriptor_t convolution = builder.create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
@@ -649,15 +838,6 @@ const char *getFusedConvolutionPathName(FusedConvolutionPath path) {
                                                   : "cuDNN convolution + generated epilogue";
 }
 
-/// Whether CGC_CUDA_VERBOSE asks for build-time reports.
-static bool isVerbose() {
-  static const bool verbose = [] {
-    const char *value = std::getenv("CGC_CUDA_VERBOSE");
-    return value && *value && llvm::StringRef(value) != "0";
-  }();
-  return verbose;
-}
-
 /// The path CGC_CUDA_CONVOLUTION forces ("graph" or "library"); none for
 /// "auto" or unset: both are built and the faster kept.
 static std::optional<FusedConvolutionPath> getForcedPath() {
@@ -672,73 +852,6 @@ static std::optional<FusedConvolutionPath> getForcedPath() {
     return std::nullopt;
   }();
   return forced;
-}
-
-/// Milliseconds one launch of `kernel` takes on zeroed buffers of the
-/// definition's argument and result sizes (the median of 3 timed launches
-/// after one warm-up), or std::nullopt when it cannot be timed (memory).
-/// Like TensorRT's tactic selection, this runs once, at program creation.
-static std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel) {
-  struct Resources {
-    std::vector<void *> allocations;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    ~Resources() {
-      if (stream)
-        cudaStreamSynchronize(stream);
-      for (void *pointer : allocations)
-        cudaFree(pointer);
-      if (start)
-        cudaEventDestroy(start);
-      if (stop)
-        cudaEventDestroy(stop);
-      if (stream)
-        cudaStreamDestroy(stream);
-      // A failure here must not surface in a later, unrelated call.
-      cudaGetLastError();
-    }
-  } resources;
-  auto allocate = [&](uint64_t bytes) -> void * {
-    void *pointer = nullptr;
-    if (cudaMalloc(&pointer, std::max<uint64_t>(bytes, 1)) != cudaSuccess)
-      return nullptr;
-    resources.allocations.push_back(pointer);
-    return cudaMemset(pointer, 0, bytes) == cudaSuccess ? pointer : nullptr;
-  };
-  std::vector<const void *> inputs;
-  for (mlir::BlockArgument argument : definition.getArguments()) {
-    const void *pointer = allocate(llvm::cast<TensorType>(argument.getType()).getByteSize());
-    if (!pointer)
-      return std::nullopt;
-    inputs.push_back(pointer);
-  }
-  std::vector<void *> outputs;
-  for (mlir::Type type : definition.getResultTypes()) {
-    void *pointer = allocate(llvm::cast<TensorType>(type).getByteSize());
-    if (!pointer)
-      return std::nullopt;
-    outputs.push_back(pointer);
-  }
-  void *workspace = kernel.workspaceSize ? allocate(kernel.workspaceSize) : nullptr;
-  if ((kernel.workspaceSize && !workspace) || cudaDeviceSynchronize() != cudaSuccess ||
-      cudaStreamCreateWithFlags(&resources.stream, cudaStreamNonBlocking) != cudaSuccess ||
-      cudaEventCreate(&resources.start) != cudaSuccess ||
-      cudaEventCreate(&resources.stop) != cudaSuccess)
-    return std::nullopt;
-  LaunchArgs args{inputs, outputs, workspace, resources.stream};
-  float times[3];
-  for (int run = -1; run < 3; ++run) {
-    if (cudaEventRecord(resources.start, resources.stream) != cudaSuccess ||
-        !kernel.launch(args).empty() ||
-        cudaEventRecord(resources.stop, resources.stream) != cudaSuccess ||
-        cudaEventSynchronize(resources.stop) != cudaSuccess)
-      return std::nullopt;
-    if (run >= 0 && cudaEventElapsedTime(&times[run], resources.start, resources.stop) !=
-                        cudaSuccess)
-      return std::nullopt;
-  }
-  std::sort(std::begin(times), std::end(times));
-  return times[1];
 }
 
 llvm::Expected<FusedConvolutionKernel>
@@ -769,23 +882,29 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     if (!kernel)
       return kernel.takeError();
     if (*kernel && !path) {
-      // Both paths run the definition: keep the faster on this device.
+      // Both paths run the definition: keep the faster on this device. A
+      // library path that cannot be built leaves the graph.
       auto library = buildEpiloguePath(definition, shape, context);
-      if (!library)
-        return library.takeError();
-      std::optional<float> graphTime = timeLaunch(definition, **kernel);
-      std::optional<float> libraryTime = timeLaunch(definition, *library);
-      if (isVerbose())
-        llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph "
-                     << (graphTime ? std::to_string(*graphTime) : std::string("?"))
-                     << " ms, cuDNN convolution + epilogue "
-                     << (libraryTime ? std::to_string(*libraryTime) : std::string("?"))
-                     << " ms\n";
-      if (graphTime && libraryTime && *libraryTime < *graphTime) {
-        result.kernel = std::move(*library);
-        result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
-        result.graphRefusal = "cuDNN's convolution and the epilogue were faster";
-        return result;
+      if (!library) {
+        std::string refusal = llvm::toString(library.takeError());
+        if (isVerbose())
+          llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                       << ": cuDNN convolution + epilogue: " << refusal << "\n";
+      } else {
+        std::optional<float> graphTime = timeLaunch(definition, **kernel);
+        std::optional<float> libraryTime = timeLaunch(definition, *library);
+        if (isVerbose())
+          llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph "
+                       << (graphTime ? std::to_string(*graphTime) : std::string("?"))
+                       << " ms, cuDNN convolution + epilogue "
+                       << (libraryTime ? std::to_string(*libraryTime) : std::string("?"))
+                       << " ms\n";
+        if (graphTime && libraryTime && *libraryTime < *graphTime) {
+          result.kernel = std::move(*library);
+          result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
+          result.graphRefusal = "cuDNN's convolution and the epilogue were faster";
+          return result;
+        }
       }
     }
     if (*kernel) {
@@ -805,7 +924,8 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
   }
   if (isVerbose()) {
-    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": fused convolution runs as "
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": fused "
+                 << (shape.channelsLast ? "channels-last " : "") << "convolution runs as "
                  << getFusedConvolutionPathName(result.path);
     if (result.path == FusedConvolutionPath::CudnnGraph)
       llvm::errs() << " (engine " << engine << ")";

@@ -2,15 +2,19 @@
 //
 // The fused convolution family (FusedConvolution.cpp): a convolution with
 // optional bias followed by a chain of elementwise layers (bias, residual
-// add, activations), as patterns/convolution.mlir declares it. It runs one
-// of two ways, chosen when it is built:
+// add, activations), as patterns/convolution.mlir declares it, in NCHW or
+// in the compiler's channels-last form (transposes from NHWC input and OHWI
+// weight, and of the result to NHWC, around a 2-D convolution: run on NHWC
+// memory without transposing). It runs one of two ways, chosen when it is
+// built:
 //
 // * CudnnGraph: one cuDNN operation graph — convolution, then a pointwise
 //   node per bias and chain layer — executed as one plan (runtime fusion);
-// * ConvolutionThenEpilogue: when cuDNN finalizes no plan for that graph
-//   (or a chain layer has no cuDNN pointwise mode), cuDNN's convolution
-//   followed by one generated kernel applying the bias and the whole chain
-//   in a single pass over the output.
+// * ConvolutionThenEpilogue: cuDNN's convolution (its fastest direct-sum
+//   algorithm) followed by one generated kernel applying the bias and the
+//   whole chain in a single pass over the output; the only way when cuDNN
+//   finalizes no plan for the graph (or a chain layer has no cuDNN
+//   pointwise mode).
 //
 // The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
 // set (to anything but 0).

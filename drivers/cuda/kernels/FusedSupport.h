@@ -6,7 +6,8 @@
 // answer std::nullopt for a definition that is not the family's shape, so
 // families must recognize disjoint shapes (or the earlier one wins).
 //
-// Helpers every family uses to read a definition are here too.
+// Helpers every family uses to read a definition are here too, and the
+// timing that families with two ways to run a definition choose by.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,26 @@ llvm::SmallVector<mlir::Operation *, 8> getDefinitionLayers(FunctionalDefinition
 /// std::errc::not_supported (what the compile reports as UNSUPPORTED).
 llvm::Error makeFusedError(FunctionalDefinitionOp definition, const char *family,
                            const llvm::Twine &message);
+
+//===----------------------------------------------------------------------===//
+// Choosing between two ways to run a definition (FusedSupport.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether CGC_CUDA_VERBOSE (set, and not "0") asks for build-time reports
+/// on stderr: which way each fused kernel runs and why.
+bool isVerbose();
+
+/// Milliseconds one launch of `kernel` takes on zeroed device buffers of
+/// `inputBytes` and `outputBytes` and a workspace of its size (the median of
+/// 3 timed launches after one warm-up), or std::nullopt when it cannot be
+/// timed (no memory, a failed launch). Families that can run a definition
+/// two ways time both once, when the program is created (as TensorRT picks
+/// its tactics), and keep the faster.
+std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint64_t> inputBytes,
+                                      llvm::ArrayRef<uint64_t> outputBytes);
+
+/// timeKernelLaunch on buffers of `definition`'s argument and result sizes.
+std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel);
 
 } // namespace cgc::cuda
 

@@ -238,4 +238,9 @@ DeviceBuffer::~DeviceBuffer() {
     (void)cudaFree(pointer);
 }
 
+std::mutex &getDeviceTimingMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 } // namespace cgc::cuda

@@ -17,6 +17,8 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+
+#include <mutex>
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -192,6 +194,13 @@ llvm::Expected<Kernel> buildConstantPadKernel(mlir::Operation *op, KernelContext
                                               llvm::ArrayRef<int64_t> startPadding,
                                               llvm::ArrayRef<int64_t> endPadding,
                                               uint64_t fillBits);
+
+/// Held while kernels are timed on the device (to pick between two ways
+/// of running a definition, or among cuDNN's algorithms). Programs are
+/// created on several threads at once; timings taken side by side would
+/// measure each other, and the faster way would be picked at random. Take it
+/// before any library handle's lock.
+std::mutex &getDeviceTimingMutex();
 
 } // namespace cgc::cuda
 

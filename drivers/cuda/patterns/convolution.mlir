@@ -26,4 +26,30 @@ cgc.module {
       max_extra_inputs = 1}
     cgc_pattern.root %out
   }
+
+  // The same in the compiler's channels-last form (its cgc-channels-last
+  // pass; the driver's declaration asks for it with cgc.preferred_layout):
+  // the NHWC input and the OHWI weight transposed to NCHW and OIHW for the
+  // convolution alone, its result transposed back to NHWC, and the chain on
+  // NHWC values. The kernel runs it on the NHWC memory without transposing
+  // (cuDNN's tensor-core layout). Beyond conv_bias_activation's terms:
+  // * only 2-D convolutions (rank 4) and exactly these permutations; the
+  //   transposes are private to the convolution (the matcher keeps every
+  //   value but the root inside the match);
+  // * the chain's other operands broadcast to the NHWC result.
+  cgc_pattern.pattern @conv_nhwc_bias_activation benefit(12) {
+    %x = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16], rank = 4}
+    %w = cgc_pattern.input {rank = 4}
+    %b = cgc_pattern.input {optional}
+    %xt = cgc_pattern.layer "cgc_op.transpose"(%x) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %wt = cgc_pattern.layer "cgc_op.transpose"(%w) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %conv = cgc_pattern.layer "cgc_op.convolution"(%xt, %wt, %b)
+    %y = cgc_pattern.layer "cgc_op.transpose"(%conv) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    %out = cgc_pattern.elementwise_chain(%y) {
+      layers = ["cgc_op.add", "cgc_op.mul", "cgc_op.relu", "cgc_op.leaky_relu",
+                "cgc_op.clip", "cgc_op.sigmoid", "cgc_op.tanh", "cgc_op.gelu",
+                "cgc_op.hard_sigmoid", "cgc_op.hard_swish"],
+      max_extra_inputs = 1}
+    cgc_pattern.root %out
+  }
 }

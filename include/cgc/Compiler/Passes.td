@@ -111,6 +111,79 @@ def ConvertPrecision : Pass<"cgc-convert-precision", "::cgc::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Before the stages: the layout 2-D convolutions compute in
+//===----------------------------------------------------------------------===//
+
+def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
+  let summary = "Runs 2-D convolutions on channels-last (NHWC) activations and OHWI weights";
+  let description = [{
+    Runs on Input IR after `cgc-convert-precision` and before matching
+    (`cgc::compiler::convertToChannelsLast`, `CompileOptions::layout`,
+    `cgc-compile --layout`, `cgc-run --layout`). NHWC is expressed with
+    `cgc_op.transpose` and a permuted `cgc.constant`, so every target still
+    computes the same model; a target whose fused kernels prefer NHWC (its
+    declaration's `cgc.preferred_layout = "channels_last"`) claims each
+    convolution with its transposes as one NHWC kernel.
+
+    * Every `cgc_op.convolution` whose input has rank 4 (any `groups`) takes
+      this form, its attributes unchanged:
+
+      ```mlir
+      %xt = cgc_op.transpose(%x_nhwc) {permutation = [0, 3, 1, 2]}  // NHWC -> NCHW
+      %wt = cgc_op.transpose(%w_ohwi) {permutation = [0, 3, 1, 2]}  // OHWI -> OIHW
+      %c = cgc_op.convolution(%xt, %wt, %b) {...}
+      %y = cgc_op.transpose(%c) {permutation = [0, 2, 3, 1]}        // NCHW -> NHWC
+      ```
+
+      `%xt` and `%wt` belong to their convolution alone, and `%y` is the
+      convolution's only user. `%w_ohwi` is `cgc.constant("<the weight's
+      name>") {permutation = [0, 2, 3, 1]}` of type O×H×W×I (one per weight:
+      the runtime binds the weight's data permuted, once); a weight that is
+      not a `cgc.constant` stays the convolution's operand, without `%wt`.
+    * `%x_nhwc` is the NHWC value of the input: one the pass already holds,
+      or a `cgc_op.transpose(%x) {permutation = [0, 2, 3, 1]}` shared by the
+      convolutions (and elementwise layers, below) that read `%x`.
+    * NHWC values propagate through elementwise layers (the `Elementwise`
+      trait) with one result: a layer is rewritten in place on the NHWC
+      shapes (result N×C×H×W becomes N×H×W×C, element type unchanged) when
+      at least one operand is an NHWC value of the pass (a `%y`, or such a
+      layer's result) of the result's shape and every other operand is
+      either one too, a value that already has its NHWC transpose (a
+      convolution input: a residual shortcut), or scalar-like (rank at most
+      4, every dimension 1). An operand that broadcasts along some
+      dimensions only (a per-channel `Cx1x1`) stops the propagation.
+    * Every other use of an NHWC value (a layer that does not qualify, a
+      convolution's weight or bias, `cgc.return`) reads
+      `cgc_op.transpose(%v) {permutation = [0, 3, 1, 2]}`, one per value, so
+      the model's semantics and signature do not change.
+    * A convolution whose activations already have this form (its input a
+      transpose to NCHW that only it reads, its only user a transpose to
+      NHWC: what this pass made, or a model exported from NHWC) keeps them;
+      only a `cgc.constant` weight is bound as OHWI. Running the pass twice
+      changes nothing.
+    * 1-D and 3-D convolutions, `conv_transpose` and every other layer are
+      left alone. No transpose pair is folded: the form is what targets
+      match. The result is verified.
+
+    ```mlir
+    // cgc-opt --cgc-channels-last
+    cgc.entry_point @main(%x: !cgc.tensor<1x4x8x8x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32> {
+      %w = cgc.constant("w") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 16x3x3x4x!cgc.float32>
+      %0 = cgc_op.transpose(%x) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x4x8x8x!cgc.float32>) -> !cgc.tensor<1x8x8x4x!cgc.float32>
+      %1 = cgc_op.transpose(%0) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x8x8x4x!cgc.float32>) -> !cgc.tensor<1x4x8x8x!cgc.float32>
+      %2 = cgc_op.transpose(%w) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<constant 16x3x3x4x!cgc.float32>) -> !cgc.tensor<16x4x3x3x!cgc.float32>
+      %3 = cgc_op.convolution(%1, %2) {end_padding = [1, 1], start_padding = [1, 1]} : (!cgc.tensor<1x4x8x8x!cgc.float32>, !cgc.tensor<16x4x3x3x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
+      %4 = cgc_op.transpose(%3) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x8x8x16x!cgc.float32>
+      %5 = cgc_op.relu(%4) : (!cgc.tensor<1x8x8x16x!cgc.float32>) -> !cgc.tensor<1x8x8x16x!cgc.float32>
+      %6 = cgc_op.transpose(%5) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x8x8x16x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
+      cgc.return %6 : !cgc.tensor<1x16x8x8x!cgc.float32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // The compiler's stages (see cgc/Compiler/Compiler.h)
 //===----------------------------------------------------------------------===//
 

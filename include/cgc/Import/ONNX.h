@@ -27,6 +27,7 @@
 #ifndef CGC_IMPORT_ONNX_H
 #define CGC_IMPORT_ONNX_H
 
+#include "Runtime/Weights.h"
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 #include "cgc/Runtime/Tensor.h"
 
@@ -71,8 +72,10 @@ enum class EmitFormat { Text, Bytecode, Container };
 /// An imported model: Input IR and the bytes of its named constants.
 struct ImportedModel {
   mlir::OwningOpRef<cgc::ModuleOp> module;
-  /// Every constant the IR names, by name.
-  std::map<std::string, cgc::runtime::HostTensor> weights;
+  /// Every constant the IR names, by name. Initializers are not copied: an
+  /// imported file's stay in it, mapped for as long as a weight refers to
+  /// them (the file must not change meanwhile).
+  std::map<std::string, cgc::runtime::SharedTensor> weights;
   /// The ONNX names of the entry point's arguments and results, in order.
   std::vector<std::string> inputNames, outputNames;
 

@@ -74,6 +74,22 @@ struct CompilerOptions {
   };
   Precision precision = Precision::Float32;
 
+  /// The layout 2-D convolutions compute in. ChannelsLast puts each between
+  /// transposes from and to NHWC and binds its constant weight permuted to
+  /// OHWI (the `cgc-channels-last` pass), for drivers whose fused
+  /// convolutions are NHWC; the model's inputs and outputs do not change.
+  /// Auto is ChannelsLast when the device's driver declares
+  /// `cgc.preferred_layout = "channels_last"` with its patterns, else
+  /// ChannelsFirst; the baseline compiler, which asks the driver for
+  /// nothing, takes Auto as ChannelsFirst. Output IR runs in the layout it
+  /// was compiled with.
+  enum class Layout {
+    Auto,
+    ChannelsFirst, ///< as the model says (NCHW)
+    ChannelsLast,
+  };
+  Layout layout = Layout::Auto;
+
   enum class PartitionMode {
     PerTarget,   ///< maximal convex runs of one target's subgraphs
     PerSubgraph, ///< one partition per subgraph call
@@ -165,6 +181,9 @@ struct CompileStats {
   /// What float32 values computed in: "float32", "float16" or "bfloat16";
   /// empty when the model was Output IR.
   std::string precision;
+  /// The layout 2-D convolutions computed in: "channels-first" or
+  /// "channels-last"; empty when the model was Output IR.
+  std::string layout;
   /// The compile target names: the driver's ("cpu") and its fallback
   /// ("cpu.fallback").
   std::string target, fallbackTarget;
@@ -187,7 +206,8 @@ struct CompileStats {
   /// When each compiler stage ran: asking the driver for its patterns
   /// ("compile: the driver's patterns"), then the stages of
   /// cgc::compiler::compile ("compile: match", ...); for the baseline
-  /// compiler "compile: convert-precision" and "compile: baseline pipeline".
+  /// compiler "compile: convert-precision", "compile: channels-last" (when
+  /// asked for) and "compile: baseline pipeline".
   std::vector<PhaseTiming> stages;
 };
 

@@ -13,6 +13,7 @@
 #include "Literal.h"
 #include "NodeContext.h"
 #include "ONNXShapeInference.h"
+#include "SplitModel.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 
@@ -25,6 +26,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -63,13 +65,17 @@ const llvm::StringMap<Converter> &getConverters() {
   return converters;
 }
 
+/// The raw_data cut out of initializers before parsing (SplitModel.h), by
+/// initializer.
+using CutRawData = llvm::DenseMap<const onnx::TensorProto *, RawData>;
+
 class ModelImporter {
 public:
-  ModelImporter(onnx::ModelProto &model, std::string sourceName, std::string directory,
-                mlir::MLIRContext &context, const ImportOptions &options)
-      : model(model), graph(*model.mutable_graph()), sourceName(std::move(sourceName)),
-        directory(std::move(directory)), context(context), options(options), builder(&context),
-        state(context, builder) {}
+  ModelImporter(onnx::ModelProto &model, CutRawData cutRawData, std::string sourceName,
+                std::string directory, mlir::MLIRContext &context, const ImportOptions &options)
+      : model(model), graph(*model.mutable_graph()), cutRawData(std::move(cutRawData)),
+        sourceName(std::move(sourceName)), directory(std::move(directory)), context(context),
+        options(options), builder(&context), state(context, builder) {}
 
   llvm::Expected<ImportedModel> run();
 
@@ -84,8 +90,13 @@ private:
   llvm::Error checkAgainstONNX(const NodeContext &node);
   llvm::Expected<mlir::Value> getOutputValue(const onnx::ValueInfoProto &output);
 
+  /// Puts the cut raw_data back into the initializers, for libonnx's
+  /// rewrites, which read and replace the whole model.
+  void restoreRawData();
+
   onnx::ModelProto &model;
   onnx::GraphProto &graph;
+  CutRawData cutRawData;
   std::string sourceName;
   std::string directory;
   mlir::MLIRContext &context;
@@ -239,6 +250,7 @@ llvm::Error ModelImporter::readOpset() {
   // `broadcast`/`axis` attributes become numpy broadcasting, BatchNorm loses
   // `is_test`, ...), or says why it cannot.
   // libonnx trusts the models it rewrites, so both steps run sandboxed.
+  restoreRawData();
   std::string reason;
   std::optional<onnx::ModelProto> inferred = transformWithONNX(
       model, [](onnx::ModelProto &copy) { onnx::shape_inference::InferShapes(copy); }, reason);
@@ -266,6 +278,13 @@ llvm::Error ModelImporter::readOpset() {
                    " to " + llvm::Twine(kMaxOpset) + "), node " + llvm::Twine(*changed) + " (" +
                    node.op_type() + ") changed meaning before opset " + llvm::Twine(kMinOpset) +
                    ", and ONNX's version converter failed: " + reason);
+}
+
+void ModelImporter::restoreRawData() {
+  for (onnx::TensorProto &initializer : *graph.mutable_initializer())
+    if (auto cut = cutRawData.find(&initializer); cut != cutRawData.end())
+      initializer.set_raw_data(cut->second.bytes.data(), cut->second.bytes.size());
+  cutRawData.clear();
 }
 
 llvm::Error ModelImporter::resolveInputs() {
@@ -601,8 +620,10 @@ llvm::Expected<ImportedModel> ModelImporter::run() {
   for (auto &entry : initializers) {
     if (!state.usedNames.contains(entry.getKey()))
       continue;
+    auto cut = cutRawData.find(entry.getValue());
     llvm::Expected<Literal> literal =
-        decodeTensor(*entry.getValue(), directory, "initializer '" + entry.getKey().str() + "'");
+        decodeTensor(*entry.getValue(), directory, "initializer '" + entry.getKey().str() + "'",
+                     cut == cutRawData.end() ? nullptr : &cut->second);
     if (!literal)
       return literal.takeError();
     state.values[entry.getKey()] = ImportValue{std::move(*literal), {}};
@@ -664,29 +685,69 @@ llvm::Expected<ImportedModel> ModelImporter::run() {
 // Public API
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<ImportedModel> importONNXBytes(llvm::ArrayRef<uint8_t> bytes,
-                                              llvm::StringRef sourceName,
-                                              llvm::StringRef externalDataDirectory,
-                                              mlir::MLIRContext &context,
-                                              const ImportOptions &options) {
+namespace {
+
+/// Imports the serialized ModelProto `bytes`; `owner`, when given, keeps
+/// them alive, and the weights then share them instead of copying.
+llvm::Expected<ImportedModel> importModel(llvm::ArrayRef<uint8_t> bytes,
+                                          std::shared_ptr<const void> owner,
+                                          llvm::StringRef sourceName,
+                                          llvm::StringRef externalDataDirectory,
+                                          mlir::MLIRContext &context,
+                                          const ImportOptions &options) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     return makeError(sourceName + ": the model is larger than 2 GiB; store its weights as "
                                   "external data");
+  auto parse = [](llvm::ArrayRef<uint8_t> serialized, onnx::ModelProto &model) {
+    google::protobuf::io::CodedInputStream stream(serialized.data(),
+                                                  static_cast<int>(serialized.size()));
+    stream.SetTotalBytesLimit(INT_MAX);
+    return model.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+  };
+  // Large initializers' raw_data stays in `bytes`; protobuf parses the rest.
   onnx::ModelProto model;
-  google::protobuf::io::CodedInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(INT_MAX);
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+  CutRawData cutRawData;
+  std::optional<SplitModel> split = splitModel(bytes);
+  if (split) {
+    llvm::ArrayRef<uint8_t> remainder(reinterpret_cast<const uint8_t *>(split->remainder.data()),
+                                      split->remainder.size());
+    if (parse(remainder, model) &&
+        static_cast<size_t>(model.graph().initializer_size()) == split->rawData.size()) {
+      for (auto [index, data] : llvm::enumerate(split->rawData))
+        if (data)
+          cutRawData[&model.graph().initializer(index)] = RawData{*data, owner};
+    } else {
+      split.reset();
+      model.Clear();
+    }
+  }
+  if (!split && !parse(bytes, model))
     return makeError(sourceName + ": not a valid ONNX model (the protobuf is truncated or "
                                   "corrupt)");
   context.loadDialect<cgc::CGCDialect>();
   context.getOrLoadDialect("cgc_op");
   if (!context.getLoadedDialect("cgc_op"))
     return makeError("the MLIR context does not have the cgc_op dialect registered");
-  return ModelImporter(model, sourceName.str(), externalDataDirectory.str(), context, options).run();
+  return ModelImporter(model, std::move(cutRawData), sourceName.str(),
+                       externalDataDirectory.str(), context, options)
+      .run();
+}
+
+} // namespace
+
+llvm::Expected<ImportedModel> importONNXBytes(llvm::ArrayRef<uint8_t> bytes,
+                                              llvm::StringRef sourceName,
+                                              llvm::StringRef externalDataDirectory,
+                                              mlir::MLIRContext &context,
+                                              const ImportOptions &options) {
+  // The caller's bytes: weights cut out of them are copied.
+  return importModel(bytes, nullptr, sourceName, externalDataDirectory, context, options);
 }
 
 llvm::Expected<ImportedModel> importONNXFile(llvm::StringRef path, mlir::MLIRContext &context,
                                              const ImportOptions &options) {
+  // Mapped (for all but small files), and kept mapped by the weights that
+  // point into it.
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -695,10 +756,10 @@ llvm::Expected<ImportedModel> importONNXFile(llvm::StringRef path, mlir::MLIRCon
   llvm::sys::path::remove_filename(directory);
   if (directory.empty())
     directory = ".";
-  llvm::StringRef data = (*buffer)->getBuffer();
-  return importONNXBytes(
-      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(data.data()), data.size()), path,
-      directory, context, options);
+  std::shared_ptr<const llvm::MemoryBuffer> file = std::move(*buffer);
+  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(file->getBufferStart()),
+                                file->getBufferSize());
+  return importModel(bytes, std::move(file), path, directory, context, options);
 }
 
 llvm::Error parseInputShapeOption(llvm::StringRef spec, ImportOptions &options) {

@@ -182,19 +182,22 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 Literal::Literal(int32_t type, std::vector<int64_t> shape, std::vector<std::byte> data)
-    : type(type), shape(std::move(shape)),
-      bytes(std::make_shared<const std::vector<std::byte>>(std::move(data))) {}
+    : type(type), shape(std::move(shape)) {
+  auto owned = std::make_shared<const std::vector<std::byte>>(std::move(data));
+  bytes = *owned;
+  owner = std::move(owned);
+}
+
+Literal::Literal(int32_t type, std::vector<int64_t> shape, std::span<const std::byte> bytes,
+                 std::shared_ptr<const void> owner)
+    : type(type), shape(std::move(shape)), bytes(bytes), owner(std::move(owner)) {}
 
 uint64_t Literal::getNumElements() const { return getElementCount(shape).value_or(0); }
 
-llvm::ArrayRef<std::byte> Literal::getBytes() const {
-  if (!bytes)
-    return {};
-  return *bytes;
-}
+llvm::ArrayRef<std::byte> Literal::getBytes() const { return {bytes.data(), bytes.size()}; }
 
 int64_t Literal::getInt(uint64_t index) const {
-  const std::byte *data = bytes->data();
+  const std::byte *data = bytes.data();
   switch (type) {
   case kUInt8: case kBool: return load<uint8_t>(data, index);
   case kInt8: return load<int8_t>(data, index);
@@ -209,7 +212,7 @@ int64_t Literal::getInt(uint64_t index) const {
 }
 
 double Literal::getDouble(uint64_t index) const {
-  const std::byte *data = bytes->data();
+  const std::byte *data = bytes.data();
   switch (type) {
   case kFloat: return load<float>(data, index);
   case kDouble: return load<double>(data, index);
@@ -289,6 +292,10 @@ HostTensor Literal::toHostTensor() const {
   return tensor;
 }
 
+SharedTensor Literal::toSharedTensor() const {
+  return SharedTensor{*getDTypeOf(type), shape, bytes, owner};
+}
+
 //===----------------------------------------------------------------------===//
 // TensorProto decoding
 //===----------------------------------------------------------------------===//
@@ -296,11 +303,10 @@ HostTensor Literal::toHostTensor() const {
 namespace {
 
 /// The bytes of an external-data tensor: `location` (relative to
-/// `directory`, never escaping it), `offset` and `length`.
-llvm::Expected<std::vector<std::byte>> readExternalData(const onnx::TensorProto &tensor,
-                                                        llvm::StringRef directory,
-                                                        const std::string &what,
-                                                        uint64_t expectedBytes) {
+/// `directory`, never escaping it), `offset` and `length`; mapped, and
+/// kept alive by the returned owner.
+llvm::Expected<RawData> readExternalData(const onnx::TensorProto &tensor, llvm::StringRef directory,
+                                         const std::string &what, uint64_t expectedBytes) {
   std::string location;
   uint64_t offset = 0;
   std::optional<uint64_t> length;
@@ -359,8 +365,9 @@ llvm::Expected<std::vector<std::byte>> readExternalData(const onnx::TensorProto 
   if (!buffer)
     return makeError(what + ": cannot read external data file '" + path.str() +
                      "': " + buffer.getError().message());
-  const auto *begin = reinterpret_cast<const std::byte *>((*buffer)->getBufferStart());
-  return std::vector<std::byte>(begin, begin + size);
+  std::shared_ptr<const llvm::MemoryBuffer> mapped = std::move(*buffer);
+  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(mapped->getBufferStart()), size);
+  return RawData{bytes, std::move(mapped)};
 }
 
 template <typename Field, typename Store>
@@ -378,7 +385,7 @@ llvm::Error decodeTypedField(const Field &field, uint64_t count, const std::stri
 
 llvm::Expected<Literal> decodeTensor(onnx::TensorProto &tensor,
                                      llvm::StringRef externalDataDirectory,
-                                     const std::string &what) {
+                                     const std::string &what, const RawData *rawData) {
   int32_t type = tensor.data_type();
   std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   std::optional<uint64_t> count = getElementCount(shape);
@@ -394,24 +401,33 @@ llvm::Expected<Literal> decodeTensor(onnx::TensorProto &tensor,
     return makeError(what + ": " + formatShape(shape) + " is too large");
   uint64_t byteSize = *count * width;
 
+  auto toBytes = [](llvm::ArrayRef<uint8_t> data) {
+    return std::span(reinterpret_cast<const std::byte *>(data.data()), data.size());
+  };
   if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
-    llvm::Expected<std::vector<std::byte>> data =
-        readExternalData(tensor, externalDataDirectory, what, byteSize);
+    llvm::Expected<RawData> data = readExternalData(tensor, externalDataDirectory, what, byteSize);
     if (!data)
       return data.takeError();
-    return Literal(type, std::move(shape), std::move(*data));
+    return Literal(type, std::move(shape), toBytes(data->bytes), std::move(data->owner));
   }
-  if (tensor.has_raw_data()) {
-    const std::string &raw = tensor.raw_data();
-    if (raw.size() != byteSize)
-      return makeError(what + ": raw_data holds " + llvm::Twine(raw.size()) + " bytes, but " +
+  if (rawData || tensor.has_raw_data()) {
+    uint64_t size = rawData ? rawData->bytes.size() : tensor.raw_data().size();
+    if (size != byteSize)
+      return makeError(what + ": raw_data holds " + llvm::Twine(size) + " bytes, but " +
                        getONNXTypeName(type) + " " + formatShape(shape) + " needs " +
                        llvm::Twine(byteSize));
-    const auto *begin = reinterpret_cast<const std::byte *>(raw.data());
-    std::vector<std::byte> data(begin, begin + raw.size());
-    // Weights can be large: drop the protobuf's copy now.
+    if (rawData && rawData->owner)
+      return Literal(type, std::move(shape), toBytes(rawData->bytes), rawData->owner);
+    if (rawData) {
+      // The caller's buffer: copied, since the weights outlive the import.
+      std::span<const std::byte> data = toBytes(rawData->bytes);
+      return Literal(type, std::move(shape), std::vector<std::byte>(data.begin(), data.end()));
+    }
+    // Moved out of the message, not copied: the literal owns the string.
+    auto raw = std::make_shared<std::string>(std::move(*tensor.mutable_raw_data()));
     tensor.clear_raw_data();
-    return Literal(type, std::move(shape), std::move(data));
+    std::span<const std::byte> data(reinterpret_cast<const std::byte *>(raw->data()), raw->size());
+    return Literal(type, std::move(shape), data, std::move(raw));
   }
 
   std::vector<std::byte> data(byteSize);

@@ -10,6 +10,7 @@
 #ifndef CGC_LIB_IMPORT_ONNX_LITERAL_H
 #define CGC_LIB_IMPORT_ONNX_LITERAL_H
 
+#include "Runtime/Weights.h"
 #include "cgc/Runtime/Tensor.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,11 +77,15 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape);
 /// The largest tensor folding creates; bigger results stay runtime layers.
 inline constexpr uint64_t kMaxFoldedElements = uint64_t(1) << 24;
 
-/// A tensor with known data.
+/// A tensor with known data. Copies share the bytes; an initializer's stay
+/// where they were read (the mapped model file), which `owner` keeps alive.
 class Literal {
 public:
   Literal() = default;
   Literal(int32_t type, std::vector<int64_t> shape, std::vector<std::byte> bytes);
+  /// A literal over `bytes` that it does not copy: `owner` keeps them alive.
+  Literal(int32_t type, std::vector<int64_t> shape, std::span<const std::byte> bytes,
+          std::shared_ptr<const void> owner);
 
   int32_t getType() const { return type; }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
@@ -102,21 +108,37 @@ public:
   /// The same data with another shape of as many elements.
   Literal reshaped(std::vector<int64_t> newShape) const;
 
-  /// The host tensor the weights file stores; the type must have a dtype.
+  /// The host tensor the weights file stores (a copy); the type must have a
+  /// dtype.
   cgc::runtime::HostTensor toHostTensor() const;
+  /// The same, sharing the bytes instead of copying them.
+  cgc::runtime::SharedTensor toSharedTensor() const;
 
 private:
   int32_t type = kUndefined;
   std::vector<int64_t> shape;
-  std::shared_ptr<const std::vector<std::byte>> bytes;
+  std::span<const std::byte> bytes;
+  std::shared_ptr<const void> owner;
 };
 
-/// Decodes `tensor` (raw_data, the typed data fields or external data under
+/// Where the raw_data of an initializer was left when the model was parsed
+/// without it (SplitModel.h): its bytes, and what keeps them alive (null:
+/// the caller's buffer, valid only while the import runs).
+struct RawData {
+  llvm::ArrayRef<uint8_t> bytes;
+  std::shared_ptr<const void> owner;
+};
+
+/// Decodes `tensor` (raw_data — or `rawData`, standing in for raw_data that
+/// was cut out of it —, the typed data fields or external data under
 /// `externalDataDirectory`). `what` names it in errors ("initializer 'w'").
-/// Moves large raw_data out of `tensor` rather than copying it.
+/// Large data is not copied: the literal shares raw_data's bytes (moved out
+/// of `tensor`), `rawData`'s (when it has an owner) or the mapped external
+/// data file's.
 llvm::Expected<Literal> decodeTensor(onnx::TensorProto &tensor,
                                      llvm::StringRef externalDataDirectory,
-                                     const std::string &what);
+                                     const std::string &what,
+                                     const RawData *rawData = nullptr);
 
 } // namespace cgc::importer
 

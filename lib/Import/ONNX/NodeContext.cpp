@@ -57,7 +57,7 @@ llvm::Expected<mlir::Value> GraphState::materialize(const Literal &literal, llvm
                                    /*isConstant=*/true);
   auto constant = cgc::ConstantOp::create(builder, loc, type, builder.getStringAttr(name));
   constantNames.insert(name);
-  weights[name.str()] = literal.toHostTensor();
+  weights[name.str()] = literal.toSharedTensor();
   return constant.getResult();
 }
 

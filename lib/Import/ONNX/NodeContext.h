@@ -58,7 +58,7 @@ public:
   /// Names already taken by ONNX values or constants.
   llvm::StringSet<> takenNames;
   /// The weights of every materialized constant.
-  std::map<std::string, cgc::runtime::HostTensor> weights;
+  std::map<std::string, cgc::runtime::SharedTensor> weights;
   /// Diagnostics emitted while building the current op.
   std::string diagnostics;
 

@@ -206,6 +206,75 @@ cgc.module {
 
 // -----
 
+// A permutation names every result dimension once: too short.
+cgc.module {
+  cgc.entry_point @main() -> !cgc.tensor<constant 2x3x4x5x!cgc.float32> {
+    // expected-error @+1 {{'cgc.constant' op permutation [0, 2, 1] is not a permutation of the 4 dimensions of '!cgc.tensor<constant 2x3x4x5x!cgc.float32>'}}
+    %a = cgc.constant("w") {permutation = [0, 2, 1]} : !cgc.tensor<constant 2x3x4x5x!cgc.float32>
+    cgc.return %a : !cgc.tensor<constant 2x3x4x5x!cgc.float32>
+  }
+}
+
+// -----
+
+// A repeated dimension.
+cgc.module {
+  cgc.program @main() {
+    // expected-error @+1 {{'cgc.constant' op permutation [0, 2, 2, 1] is not a permutation of the 4 dimensions of '!cgc.memref<constant 2x3x4x5x!cgc.float32>'}}
+    %a = cgc.constant("w") {permutation = [0, 2, 2, 1]} : !cgc.memref<constant 2x3x4x5x!cgc.float32>
+    cgc.return
+  }
+}
+
+// -----
+
+// A dimension out of range.
+cgc.module {
+  cgc.entry_point @main() -> !cgc.tensor<constant 3x4x!cgc.float32> {
+    // expected-error @+1 {{'cgc.constant' op permutation [1, 2] is not a permutation of the 2 dimensions of '!cgc.tensor<constant 3x4x!cgc.float32>'}}
+    %a = cgc.constant("w") {permutation = [1, 2]} : !cgc.tensor<constant 3x4x!cgc.float32>
+    cgc.return %a : !cgc.tensor<constant 3x4x!cgc.float32>
+  }
+}
+
+// -----
+
+// A permutation is a list of integers.
+cgc.module {
+  cgc.entry_point @main() -> !cgc.tensor<constant 3x4x!cgc.float32> {
+    // expected-error @+1 {{'cgc.constant' op 'permutation' must be a list of 64-bit integers, got "1, 0"}}
+    %a = cgc.constant("w") {permutation = "1, 0"} : !cgc.tensor<constant 3x4x!cgc.float32>
+    cgc.return %a : !cgc.tensor<constant 3x4x!cgc.float32>
+  }
+}
+
+// -----
+
+// An empty permutation on a rank-1 constant.
+cgc.module {
+  cgc.entry_point @main() -> !cgc.tensor<constant 4x!cgc.float32> {
+    // expected-error @+1 {{'cgc.constant' op permutation [] is not a permutation of the 1 dimensions of '!cgc.tensor<constant 4x!cgc.float32>'}}
+    %a = cgc.constant("w") {permutation = []} : !cgc.tensor<constant 4x!cgc.float32>
+    cgc.return %a : !cgc.tensor<constant 4x!cgc.float32>
+  }
+}
+
+// -----
+
+// References of one name agree on the stored shape: 8x2x3x4 permuted by
+// [0, 2, 3, 1] is 8x3x4x2, not 8x2x3x4.
+cgc.module {
+  cgc.entry_point @main() -> !cgc.tensor<constant 8x2x3x4x!cgc.float32> {
+    // expected-note @+1 {{first referenced here}}
+    %a = cgc.constant("w") : !cgc.tensor<constant 8x2x3x4x!cgc.float32>
+    // expected-error @+1 {{'cgc.constant' op constant "w" has stored type '!cgc.tensor<constant 8x4x2x3x!cgc.float32>' but is also referenced as '!cgc.tensor<constant 8x2x3x4x!cgc.float32>'}}
+    %b = cgc.constant("w") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 8x2x3x4x!cgc.float32>
+    cgc.return %a : !cgc.tensor<constant 8x2x3x4x!cgc.float32>
+  }
+}
+
+// -----
+
 cgc.module {
   cgc.program @main(%scratch: !cgc.memref<128x!cgc.int8>) {
     // expected-error @+1 {{'cgc.view_memref' op offset -4 must be non-negative}}

@@ -1,5 +1,5 @@
 // Every cgc element type, tensors and memrefs (ranked, rank 0, zero-sized,
-// constant) print back as they were written.
+// constant, a permuted constant) print back as they were written.
 // RUN: cgc-opt %s | FileCheck %s
 // RUN: cgc-opt %s | cgc-opt | FileCheck %s
 
@@ -28,6 +28,7 @@
 // CHECK-SAME: %{{.*}}: !cgc.memref<128x!cgc.int8>
 // CHECK-SAME: %{{.*}}: !cgc.memref<3x!cgc.float64>
 // CHECK: cgc.constant("w") : !cgc.memref<constant 1x1x3x3x!cgc.float32>
+// CHECK: cgc.constant("w") {permutation = [0, 2, 3, 1]} : !cgc.memref<constant 1x3x3x1x!cgc.float32>
 
 cgc.module {
   cgc.entry_point @element_types(%f32: !cgc.tensor<2x!cgc.float32>, %f16: !cgc.tensor<2x!cgc.float16>,
@@ -48,6 +49,7 @@ cgc.module {
   cgc.program @memrefs(%scalar: !cgc.memref<!cgc.bfloat16>, %scratch: !cgc.memref<128x!cgc.int8>,
       %doubles: !cgc.memref<3x!cgc.float64>) {
     %w = cgc.constant("w") : !cgc.memref<constant 1x1x3x3x!cgc.float32>
+    %wt = cgc.constant("w") {permutation = [0, 2, 3, 1]} : !cgc.memref<constant 1x3x3x1x!cgc.float32>
     cgc.invoke @nothing(%scratch) : (!cgc.memref<128x!cgc.int8>)
     cgc.return
   }

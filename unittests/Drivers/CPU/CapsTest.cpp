@@ -187,6 +187,9 @@ TEST_F(CPUCapsTest, DeclarationRequestAnswersThePatterns) {
   ASSERT_TRUE(declaration);
   EXPECT_EQ(interface, Interface::SubgraphDeclaration);
   auto module = llvm::cast<cgc::ModuleOp>(*declaration);
+  // The CPU kernels want no layout: no cgc.preferred_layout (the CUDA
+  // driver's asks for channels_last, FusedPatternTest checks it).
+  EXPECT_FALSE(module->hasAttr("cgc.preferred_layout"));
   auto pattern = llvm::dyn_cast_or_null<cgc::pattern::PatternOp>(
       mlir::SymbolTable::lookupSymbolIn(module, "conv_bias_epilogue"));
   ASSERT_TRUE(pattern);

@@ -6,16 +6,21 @@
 // kernel of cgc_op.scaled_dot_product_attention (the CPU driver's kernel of
 // the op is the reference). Shapes are those of BERT-base and ViT-B/16
 // heads, odd sizes that leave partial tiles, broadcast batch dimensions and
-// the largest head dimension. Without a GPU the recognition, the
-// rejections and the NVRTC compilation of every generated kernel (sm_90)
-// are still checked.
+// the largest head dimension. Every case runs as the kernel the build
+// chooses and through each path forced: the flash kernel, and the GEMM
+// path (cuBLASLt products around a softmax kernel, AttentionGemm.h) with
+// the scores in the element type and in float32. Without a GPU the
+// recognition, the rejections and the NVRTC compilation of every generated
+// kernel (sm_90) of both paths are still checked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FusedTestSupport.h"
 
+#include "drivers/cuda/kernels/AttentionKernel.h"
 #include "drivers/cuda/kernels/FusedSupport.h"
 
+#include <iostream>
 #include <limits>
 
 using namespace cgc::cuda;
@@ -75,6 +80,10 @@ struct AttentionLayers {
   Dims query, transposedKey, value;
   std::vector<ScoreLayer> scoreLayers;
   std::optional<double> inputScale;
+  /// q' = mul(q, queryFactor) and kT' = mul(keyFactor, kT) (the factor
+  /// first), constant factors of any shape broadcasting to the operand;
+  /// instead of inputScale.
+  std::optional<OperandSpec> queryFactor, keyFactor;
   /// The softmax's axis attribute; std::nullopt: the last, written out.
   std::optional<int64_t> softmaxAxis;
   /// Replaces the value argument by relu(value) (not attention's shape).
@@ -112,7 +121,25 @@ DefinitionCase makeDefinition(const AttentionLayers &layers, Tolerance tolerance
             typeOf(layers.query, dtype) + "\n";
     query = scaled;
   }
+  if (layers.queryFactor) {
+    std::string factor = addArgument(*layers.queryFactor, true);
+    std::string scaled = fresh();
+    body += "    " + scaled + " = cgc_op.mul(" + query + ", " + factor + ") : (" +
+            typeOf(layers.query, dtype) + ", " +
+            typeOf(layers.queryFactor->shape, layers.queryFactor->dtype, true) + ") -> " +
+            typeOf(layers.query, dtype) + "\n";
+    query = scaled;
+  }
   std::string key = addArgument(tensor(layers.transposedKey, dtype, -1.0, 1.0), false);
+  if (layers.keyFactor) {
+    std::string factor = addArgument(*layers.keyFactor, true);
+    std::string scaled = fresh();
+    body += "    " + scaled + " = cgc_op.mul(" + factor + ", " + key + ") : (" +
+            typeOf(layers.keyFactor->shape, layers.keyFactor->dtype, true) + ", " +
+            typeOf(layers.transposedKey, dtype) + ") -> " + typeOf(layers.transposedKey, dtype) +
+            "\n";
+    key = scaled;
+  }
   if (layers.inputScale) {
     std::string scaled = fresh();
     body += "    " + scaled + " = cgc_op.mul(" + key + ", " + scale + ") : (" +
@@ -277,6 +304,45 @@ std::vector<DefinitionCase> fusedCases() {
     guarded.scoreLayers = {{"cgc_op.add", values({1, 1, 40, 40}, dtype, guardMask)}};
     guarded.nanReplacement = 0.25;
     cases.push_back(makeDefinition(guarded, attentionTolerance(dtype)));
+  }
+
+  // The shapes the GEMM path is for, in float16 at batch 2: ViT-B/16 (197
+  // tokens, the scale on q and kᵀ) and BERT-base as torch exports it (the
+  // scale on q and kᵀ, a padding mask of [B, 1, 1, S] and the NaN guard).
+  Tolerance half = attentionTolerance(DType::F16);
+  AttentionLayers vitBatch = vitLayers(DType::F16);
+  vitBatch.name = "vit_batch2_float16";
+  vitBatch.query = {2, 12, 197, 64};
+  vitBatch.transposedKey = {2, 12, 64, 197};
+  vitBatch.value = {2, 12, 197, 64};
+  cases.push_back(makeDefinition(vitBatch, half));
+  AttentionLayers bertBatch;
+  bertBatch.name = "bert_batch2_nan_guard_float16";
+  bertBatch.dtype = DType::F16;
+  bertBatch.query = {2, 12, 128, 64};
+  bertBatch.transposedKey = {2, 12, 64, 128};
+  bertBatch.value = {2, 12, 128, 64};
+  bertBatch.inputScale = 0.35355339059327373;
+  std::vector<double> padding; // 100 and 60 tokens
+  for (int batch = 0; batch < 2; ++batch)
+    for (int key = 0; key < 128; ++key)
+      padding.push_back(key < (batch == 0 ? 100 : 60) ? 0.0 : -infinity);
+  bertBatch.scoreLayers = {{"cgc_op.add", values({2, 1, 1, 128}, DType::F16, padding)}};
+  bertBatch.nanReplacement = 0.0;
+  cases.push_back(makeDefinition(bertBatch, half));
+
+  // Factors on the way in: one of more elements on q (the GEMM path's
+  // pre-pass) and a scalar written first on kᵀ (folded into alpha).
+  for (DType dtype : {DType::F32, DType::F16}) {
+    AttentionLayers factors;
+    factors.name = "tensor_factors" + suffix(dtype);
+    factors.dtype = dtype;
+    factors.query = {1, 2, 6, 8};
+    factors.transposedKey = {1, 2, 8, 10};
+    factors.value = {1, 2, 10, 4};
+    factors.queryFactor = tensor({8}, dtype, 0.5, 1.5);
+    factors.keyFactor = values({}, dtype, {0.5});
+    cases.push_back(makeDefinition(factors, attentionTolerance(dtype)));
   }
 
   // The score squared (a layer whose operands are both the score).
@@ -501,6 +567,196 @@ TEST_F(FusedAttentionTest, LayerRejectsWhatTheKernelLacks) {
                    ""}),
             "cgc_op.scaled_dot_product_attention: element type float64 is not implemented on "
             "the CUDA driver");
+}
+
+//===----------------------------------------------------------------------===//
+// Both paths: the flash kernel and the GEMM path
+//===----------------------------------------------------------------------===//
+
+/// One forced build of a case.
+struct PathCase {
+  const char *name;
+  AttentionBuildOptions options;
+};
+
+/// The flash kernel, the GEMM path, and the GEMM path with float32 scores.
+std::vector<PathCase> forcedPaths() {
+  AttentionBuildOptions flash, gemm, gemmFloat32;
+  flash.path = AttentionPath::Flash;
+  gemm.path = AttentionPath::Gemm;
+  gemmFloat32.path = AttentionPath::Gemm;
+  gemmFloat32.float32Scores = true;
+  return {{"flash kernel", flash}, {"GEMM path", gemm}, {"GEMM path, float32 scores", gemmFloat32}};
+}
+
+/// Expects `built` to run as `path` asks and to match `expected`, launched
+/// directly and through graph capture.
+void expectBuiltMatches(llvm::Expected<AttentionPlanKernel> built, const PathCase &path,
+                        const std::vector<HostTensor> &inputs,
+                        const std::vector<HostTensor> &expected, mlir::TypeRange resultTypes,
+                        Tolerance tolerance, const std::string &what) {
+  if (!built) {
+    ADD_FAILURE() << what << ": " << path.name << ": " << llvm::toString(built.takeError());
+    return;
+  }
+  EXPECT_EQ(built->path, *path.options.path) << what << ": " << path.name;
+  for (bool capture : {false, true}) {
+    std::vector<HostTensor> actual =
+        launchOnCuda(built->kernel, inputs, makeOutputs(resultTypes), capture);
+    ASSERT_EQ(actual.size(), expected.size()) << what << ": " << path.name;
+    for (size_t index = 0; index < actual.size(); ++index)
+      expectClose(actual[index], expected[index], tolerance,
+                  what + " (" + path.name + (capture ? ", captured" : "") + ")");
+  }
+}
+
+/// "<case>: runs as <path> (GEMM path: <why not>)": which path the build
+/// chooses is reported, not checked (it is whichever is faster here).
+void reportChoice(const std::string &what, llvm::Expected<AttentionPlanKernel> chosen) {
+  if (!chosen) {
+    ADD_FAILURE() << what << ": " << llvm::toString(chosen.takeError());
+    return;
+  }
+  std::cout << what << ": runs as " << getAttentionPathName(chosen->path);
+  if (!chosen->gemmRefusal.empty())
+    std::cout << " (GEMM path: " << chosen->gemmRefusal << ")";
+  std::cout << "\n";
+}
+
+/// Every fused case through each path, against the CPU reference: the GEMM
+/// path runs them all.
+TEST_F(FusedAttentionTest, FusedBothPathsMatchCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  KernelContext *kernelContext = getDeviceContext();
+  ASSERT_NE(kernelContext, nullptr);
+  for (const DefinitionCase &definitionCase : fusedCases()) {
+    SCOPED_TRACE(definitionCase.describe());
+    cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    ASSERT_TRUE(definition);
+    OpCase operands;
+    operands.operands = definitionCase.operands;
+    std::vector<HostTensor> inputs = makeInputs(operands);
+    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
+    ASSERT_EQ(expected.size(), 1u);
+    for (const PathCase &path : forcedPaths()) {
+      std::optional<llvm::Expected<AttentionPlanKernel>> built =
+          buildFusedAttention(definition, kernelContext->getImpl(), path.options);
+      ASSERT_TRUE(built.has_value());
+      expectBuiltMatches(std::move(*built), path, inputs, expected, definition.getResultTypes(),
+                         definitionCase.tolerance, definitionCase.describe());
+    }
+    std::optional<llvm::Expected<AttentionPlanKernel>> chosen =
+        buildFusedAttention(definition, kernelContext->getImpl());
+    ASSERT_TRUE(chosen.has_value());
+    reportChoice(definitionCase.describe(), std::move(*chosen));
+  }
+}
+
+/// Every cgc_op.scaled_dot_product_attention case through each path (the
+/// GEMM path reads K as a column-major Kᵀ, and applies the causal and
+/// boolean masks in its softmax).
+TEST_F(FusedAttentionTest, LayerBothPathsMatchCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  KernelContext *kernelContext = getDeviceContext();
+  ASSERT_NE(kernelContext, nullptr);
+  for (const OpCase &opCase : layerCases()) {
+    SCOPED_TRACE(opCase.describe());
+    mlir::Operation *op = buildOp(opCase);
+    ASSERT_NE(op, nullptr);
+    std::vector<HostTensor> inputs = makeInputs(opCase);
+    std::vector<HostTensor> expected = runCpu(op, inputs);
+    ASSERT_EQ(expected.size(), 1u);
+    for (const PathCase &path : forcedPaths())
+      expectBuiltMatches(buildAttentionLayerKernel(op, kernelContext->getImpl(), path.options),
+                         path, inputs, expected, op->getResultTypes(), opCase.tolerance,
+                         opCase.describe());
+    reportChoice(opCase.describe(), buildAttentionLayerKernel(op, kernelContext->getImpl()));
+  }
+}
+
+/// Without a device, the GEMM path of every case compiles its generated
+/// kernels (the softmax, the alpha of one-element factors, the pre-pass of
+/// larger factors), then stops where cuBLASLt needs a device; the build's
+/// own choice there is the flash kernel.
+TEST_F(FusedAttentionTest, GemmPathCompiles) {
+  auto expectStopsAtCublasLt = [](llvm::Expected<AttentionPlanKernel> built,
+                                  const std::string &what) {
+    ASSERT_FALSE(static_cast<bool>(built)) << what << ": built without a device";
+    std::string message = llvm::toString(built.takeError());
+    EXPECT_NE(message.find("cuBLASLt needs a device"), std::string::npos)
+        << what << ": " << message;
+  };
+  KernelContext::Impl &context = getCompileOnlyContext();
+  for (const PathCase &path : forcedPaths()) {
+    if (*path.options.path != AttentionPath::Gemm)
+      continue;
+    for (const DefinitionCase &definitionCase : fusedCases()) {
+      cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+      ASSERT_TRUE(definition);
+      std::optional<llvm::Expected<AttentionPlanKernel>> built =
+          buildFusedAttention(definition, context, path.options);
+      ASSERT_TRUE(built.has_value());
+      expectStopsAtCublasLt(std::move(*built), definitionCase.describe() + ": " + path.name);
+    }
+    for (const OpCase &opCase : layerCases()) {
+      mlir::Operation *op = buildOp(opCase);
+      ASSERT_NE(op, nullptr);
+      expectStopsAtCublasLt(buildAttentionLayerKernel(op, context, path.options),
+                            opCase.describe() + ": " + path.name);
+    }
+  }
+  for (const DefinitionCase &definitionCase : fusedCases()) {
+    cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    ASSERT_TRUE(definition);
+    std::optional<llvm::Expected<AttentionPlanKernel>> chosen =
+        buildFusedAttention(definition, context);
+    ASSERT_TRUE(chosen.has_value());
+    ASSERT_TRUE(static_cast<bool>(*chosen)) << llvm::toString(chosen->takeError());
+    EXPECT_EQ((*chosen)->path, AttentionPath::Flash) << definitionCase.describe();
+    EXPECT_EQ((*chosen)->gemmRefusal, "the kernel context has no device")
+        << definitionCase.describe();
+  }
+}
+
+/// What the GEMM path leaves to the flash kernel: forced, it is an error
+/// naming why; chosen by the build, the flash kernel runs it.
+TEST_F(FusedAttentionTest, GemmPathRefusals) {
+  Tolerance tolerance = attentionTolerance(DType::F32);
+  AttentionLayers longRows;
+  longRows.name = "long_rows";
+  longRows.query = {1, 1, 2, 8};
+  longRows.transposedKey = {1, 1, 8, 9000};
+  longRows.value = {1, 1, 9000, 4};
+  // q broadcast over the second batch dimension and kᵀ over the first: the
+  // two do not merge into one strided batch, so 70 calls of 2 matrices.
+  AttentionLayers manyCalls;
+  manyCalls.name = "many_calls";
+  manyCalls.query = {70, 1, 4, 8};
+  manyCalls.transposedKey = {1, 2, 8, 4};
+  manyCalls.value = {1, 2, 4, 4};
+  const std::pair<AttentionLayers, std::string> refused[] = {
+      {longRows, "9000 keys (the softmax holds a row of at most 8192 in shared memory)"},
+      {manyCalls, "batch dimensions that take 70 cuBLASLt calls per product (more than 64)"}};
+  AttentionBuildOptions gemm;
+  gemm.path = AttentionPath::Gemm;
+  for (const auto &[layers, reason] : refused) {
+    SCOPED_TRACE(layers.name);
+    cgc::FunctionalDefinitionOp definition = buildDefinition(makeDefinition(layers, tolerance));
+    ASSERT_TRUE(definition);
+    std::optional<llvm::Expected<AttentionPlanKernel>> forced =
+        buildFusedAttention(definition, getCompileOnlyContext(), gemm);
+    ASSERT_TRUE(forced.has_value());
+    ASSERT_FALSE(static_cast<bool>(*forced)) << "the GEMM path was built";
+    EXPECT_EQ(llvm::toString(forced->takeError()),
+              "@" + layers.name + ": fused attention: the GEMM path does not run this " +
+                  "attention: " + reason);
+    std::optional<llvm::Expected<AttentionPlanKernel>> chosen =
+        buildFusedAttention(definition, getCompileOnlyContext());
+    ASSERT_TRUE(chosen.has_value());
+    ASSERT_TRUE(static_cast<bool>(*chosen)) << llvm::toString(chosen->takeError());
+    EXPECT_EQ((*chosen)->path, AttentionPath::Flash);
+    EXPECT_EQ((*chosen)->gemmRefusal, reason);
+  }
 }
 
 } // namespace

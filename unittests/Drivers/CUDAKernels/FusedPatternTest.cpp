@@ -9,7 +9,8 @@
 // (test/Drivers/cuda-patterns-*.mlir), accepting every candidate, and
 // expect each resulting subgraph of the fused target to be accepted by a
 // fused kernel — so the families' patterns also hold up against each other
-// (overlaps resolve by benefit).
+// (overlaps resolve by benefit). And the declaration the driver answers
+// (getFusedTarget) carries its preferred layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +23,17 @@
 #include "cgc/Interchange/ModuleIO.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace {
 
@@ -81,8 +86,68 @@ protected:
     return merged;
   }
 
+  /// `target`'s answer to a declaration request (the two calls of the
+  /// exchange), read back through every check of the container reader.
+  mlir::OwningOpRef<cgc::ModuleOp> declare(const cgc::drivers::FusedTarget &target) {
+    size_t size = 0;
+    CgcFeatureDataMlirExchange exchange{};
+    exchange.mlirInterface = CGC_SUBGRAPH_DECLARATION_REQUEST;
+    exchange.outputDataSizeInBytes = &size;
+    cgc::drivers::CompileFailure failure = cgc::drivers::exchangeMlir(exchange, target);
+    EXPECT_EQ(failure.status, CGC_OK) << failure.message;
+    std::vector<uint8_t> reply(size);
+    exchange.outputData = reply.data();
+    failure = cgc::drivers::exchangeMlir(exchange, target);
+    EXPECT_EQ(failure.status, CGC_OK) << failure.message;
+    if (failure.status != CGC_OK)
+      return nullptr;
+    cgc::interchange::Interface interface;
+    llvm::StringRef bytes(reinterpret_cast<const char *>(reply.data()), reply.size());
+    mlir::OwningOpRef<mlir::Operation *> declaration = cgc::interchange::readContainer(
+        llvm::MemoryBufferRef(bytes, "declaration"), &context, &interface);
+    EXPECT_TRUE(declaration);
+    if (!declaration)
+      return nullptr;
+    EXPECT_EQ(interface, cgc::interchange::Interface::SubgraphDeclaration);
+    auto module = llvm::dyn_cast<cgc::ModuleOp>(declaration.get());
+    EXPECT_TRUE(module) << "the declaration is no cgc.module";
+    if (!module)
+      return nullptr;
+    declaration.release();
+    return mlir::OwningOpRef<cgc::ModuleOp>(module);
+  }
+
   mlir::MLIRContext context;
 };
+
+TEST_F(FusedPatternTest, DeclarationPrefersChannelsLast) {
+  // The declaration the driver answers (embedded patterns, no GPU needed)
+  // asks the compiler for channels-last convolutions, and has the pattern
+  // that runs them, above the NCHW one.
+  mlir::OwningOpRef<cgc::ModuleOp> declaration = declare(cgc::cuda::getFusedTarget());
+  ASSERT_TRUE(declaration);
+  auto layout =
+      (*declaration)->getAttrOfType<mlir::StringAttr>(cgc::drivers::kPreferredLayoutAttrName);
+  ASSERT_TRUE(layout) << "no " << cgc::drivers::kPreferredLayoutAttrName.str();
+  EXPECT_EQ(layout.getValue(), "channels_last");
+  auto lookup = [&](llvm::StringRef name) {
+    return llvm::dyn_cast_or_null<cgc::pattern::PatternOp>(
+        mlir::SymbolTable::lookupSymbolIn(*declaration, name));
+  };
+  cgc::pattern::PatternOp nhwc = lookup("conv_nhwc_bias_activation");
+  cgc::pattern::PatternOp nchw = lookup("conv_bias_activation");
+  ASSERT_TRUE(nhwc && nchw);
+  EXPECT_EQ(nhwc.getBenefit(), 12u);
+  EXPECT_GT(nhwc.getBenefit(), nchw.getBenefit());
+
+  // A target without a preferred layout declares none (the CPU driver's;
+  // CGCCPUDriverTests checks it through the plugin).
+  cgc::drivers::FusedTarget plain = cgc::cuda::getFusedTarget();
+  plain.preferredLayout = nullptr;
+  mlir::OwningOpRef<cgc::ModuleOp> without = declare(plain);
+  ASSERT_TRUE(without);
+  EXPECT_FALSE((*without)->hasAttr(cgc::drivers::kPreferredLayoutAttrName));
+}
 
 TEST_F(FusedPatternTest, EveryFamilyDeclaresPatternsThatParse) {
   if (!hasSources())

@@ -64,6 +64,35 @@ ParseResult parseFunctionLike(OpAsmParser &parser, OperationState &result,
       argAttrsName, resAttrsName);
 }
 
+/// The entries of a `permutation` attribute; nullopt unless it is a list of
+/// 64-bit integers.
+std::optional<SmallVector<int64_t>> readPermutation(Attribute attribute) {
+  auto list = dyn_cast<ArrayAttr>(attribute);
+  if (!list)
+    return std::nullopt;
+  SmallVector<int64_t> entries;
+  for (Attribute entry : list) {
+    auto integer = dyn_cast<IntegerAttr>(entry);
+    if (!integer || !integer.getType().isSignlessInteger(64))
+      return std::nullopt;
+    entries.push_back(integer.getInt());
+  }
+  return entries;
+}
+
+/// Whether `permutation` lists each of 0 .. rank-1 exactly once.
+bool isPermutationOfRank(ArrayRef<int64_t> permutation, int64_t rank) {
+  if (static_cast<int64_t>(permutation.size()) != rank)
+    return false;
+  SmallVector<bool> used(rank, false);
+  for (int64_t dimension : permutation) {
+    if (dimension < 0 || dimension >= rank || used[dimension])
+      return false;
+    used[dimension] = true;
+  }
+  return true;
+}
+
 LogicalResult verifyHasBody(FunctionOpInterface op) {
   if (op.isExternal())
     return op->emitOpError() << "must have a body";
@@ -89,16 +118,26 @@ LogicalResult ModuleOp::verify() {
                 "cgc.entry_point, cgc.subgraph, cgc.partition, cgc.program and "
                 "cgc_pattern.pattern";
 
-  // One name, one constant: every reference agrees on shape and element type.
+  // One name, one constant: every reference agrees on the stored shape and the
+  // element type (a reference with a permutation binds the same data permuted).
+  // Constants with invalid permutations are left to their own verifier.
   llvm::StringMap<std::pair<ConstantOp, ShapedType>> seen;
   WalkResult result = walk([&](ConstantOp constant) {
+    if (Attribute attribute = constant->getAttr(ConstantOp::getPermutationAttrName())) {
+      std::optional<SmallVector<int64_t>> permutation = readPermutation(attribute);
+      if (!permutation ||
+          !isPermutationOfRank(*permutation, cast<ShapedType>(constant.getType()).getRank()))
+        return WalkResult::advance();
+    }
     auto type = cast<ShapedType>(constant.getType());
-    auto [it, inserted] = seen.try_emplace(constant.getName(), constant, type);
-    if (inserted || haveSameShapeAndElementType(it->second.second, type))
+    ShapedType stored = type.cloneWith(constant.getStoredShape(), type.getElementType());
+    auto [it, inserted] = seen.try_emplace(constant.getName(), constant, stored);
+    if (inserted || haveSameShapeAndElementType(it->second.second, stored))
       return WalkResult::advance();
     InFlightDiagnostic diag = constant.emitOpError()
-                              << "constant \"" << constant.getName() << "\" has type "
-                              << type << " but is also referenced as "
+                              << "constant \"" << constant.getName() << "\" has "
+                              << (constant.getPermutation() ? "stored type " : "type ")
+                              << stored << " but is also referenced as "
                               << it->second.second;
     diag.attachNote(it->second.first.getLoc()) << "first referenced here";
     return WalkResult::interrupt();
@@ -303,7 +342,53 @@ LogicalResult ConstantOp::verify() {
   if (!isConstant)
     return emitOpError() << "result type " << type
                          << " must carry the 'constant' qualifier: constants are read-only";
+  Attribute attribute = (*this)->getAttr(getPermutationAttrName());
+  if (!attribute)
+    return success();
+  std::optional<SmallVector<int64_t>> permutation = readPermutation(attribute);
+  if (!permutation)
+    return emitOpError() << "'permutation' must be a list of 64-bit integers, got " << attribute;
+  int64_t rank = cast<ShapedType>(type).getRank();
+  if (!isPermutationOfRank(*permutation, rank))
+    return emitOpError() << "permutation [" << *permutation << "] is not a permutation of the "
+                         << rank << " dimensions of " << type;
   return success();
+}
+
+ArrayAttr ConstantOp::getPermutationAttr() {
+  return (*this)->getAttrOfType<ArrayAttr>(getPermutationAttrName());
+}
+
+std::optional<ArrayAttr> ConstantOp::getPermutation() {
+  if (ArrayAttr permutation = getPermutationAttr())
+    return permutation;
+  return std::nullopt;
+}
+
+void ConstantOp::setPermutationAttr(ArrayAttr permutation) {
+  if (permutation)
+    (*this)->setAttr(getPermutationAttrName(), permutation);
+  else
+    (*this)->removeAttr(getPermutationAttrName());
+}
+
+SmallVector<int64_t> ConstantOp::getPermutationList() {
+  Attribute attribute = (*this)->getAttr(getPermutationAttrName());
+  if (!attribute)
+    return {};
+  return readPermutation(attribute).value_or(SmallVector<int64_t>());
+}
+
+SmallVector<int64_t> ConstantOp::getStoredShape() {
+  auto shape = llvm::to_vector(cast<ShapedType>(getType()).getShape());
+  SmallVector<int64_t> permutation = getPermutationList();
+  // No permutation, or one the verifier refuses.
+  if (!isPermutationOfRank(permutation, shape.size()))
+    return shape;
+  SmallVector<int64_t> stored(shape.size());
+  for (auto [resultDimension, storedDimension] : llvm::enumerate(permutation))
+    stored[storedDimension] = shape[resultDimension];
+  return stored;
 }
 
 //===----------------------------------------------------------------------===//

@@ -227,11 +227,66 @@ def CGC_ConstantOp : CGC_Op<"constant", [
     %w1 = cgc.constant("w1") : !cgc.tensor<constant 1x1x3x3x!cgc.float32>
     %b1 = cgc.constant("b1") : !cgc.memref<constant 1x!cgc.float32>
     ```
+
+    An optional `permutation` (a list of integers, as `cgc_op.transpose`'s)
+    says the bound data's dimensions are permuted on binding, with
+    `cgc_op.transpose`'s convention: result dimension `i` is stored dimension
+    `permutation[i]`. The data is stored (in the weights file) in its natural
+    shape; the result type is the permuted shape, and the runtime permutes
+    the data once, when it uploads it. One name may be referenced with
+    several permutations: the program binds each once. The channels-last
+    pass uses it to bind an OIHW convolution weight as OHWI:
+
+    ```mlir
+    // "w1" is stored as 64x3x7x7 (OIHW); the constant yields it as 64x7x7x3.
+    %w1 = cgc.constant("w1") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 64x7x7x3x!cgc.float32>
+    ```
+
+    `permutation` lives in the attribute dictionary rather than the op's
+    properties, so that the bytecode of every constant without one is what
+    it was before the attribute existed (containers written earlier still
+    read); its accessors (`getPermutation`, `getPermutationList`,
+    `getStoredShape`) and the verifier treat it as the op's own.
+
+    Verified: the name is non-empty, the result is a constant tensor (in an
+    entry point) or memref (in a program), and a permutation is a list of
+    integers naming each of `0 .. rank-1` of the result type exactly once.
   }];
   let arguments = (ins StrAttr:$name);
   let results = (outs CGC_TensorOrMemRef:$result);
   let assemblyFormat = "`(` $name `)` attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let builders = [
+    // A constant bound permuted; a null `permutation` leaves it out.
+    OpBuilder<(ins "::mlir::Type":$result, "::llvm::StringRef":$name,
+                   "::mlir::ArrayAttr":$permutation), [{
+      build($_builder, $_state, result, name);
+      if (permutation)
+        $_state.addAttribute(getPermutationAttrName(), permutation);
+    }]>,
+    // The same with the permutation's entries; empty leaves it out.
+    OpBuilder<(ins "::mlir::Type":$result, "::llvm::StringRef":$name,
+                   "::llvm::ArrayRef<int64_t>":$permutation), [{
+      build($_builder, $_state, result, name,
+            permutation.empty() ? ::mlir::ArrayAttr()
+                                : $_builder.getI64ArrayAttr(permutation));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The name of the optional `permutation` attribute.
+    static ::llvm::StringRef getPermutationAttrName() { return "permutation"; }
+    /// The permutation, or null when the data is bound as stored.
+    ::mlir::ArrayAttr getPermutationAttr();
+    std::optional<::mlir::ArrayAttr> getPermutation();
+    /// Sets the permutation; null removes it.
+    void setPermutationAttr(::mlir::ArrayAttr permutation);
+    /// The permutation's entries; empty when the data is bound as stored.
+    ::llvm::SmallVector<int64_t> getPermutationList();
+    /// The shape of the data as stored: the result shape with the
+    /// permutation undone (stored dimension permutation[i] is result
+    /// dimension i). The result shape when there is no permutation.
+    ::llvm::SmallVector<int64_t> getStoredShape();
+  }];
 }
 
 def CGC_ViewMemRefOp : CGC_Op<"view_memref", [Pure, ParentOneOf<["ProgramOp", "PartitionOp"]>]> {

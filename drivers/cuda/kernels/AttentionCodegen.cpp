@@ -1,0 +1,70 @@
+//===- AttentionCodegen.cpp - what the generated attention kernels share --===//
+
+#include "AttentionCodegen.h"
+#include "DeviceCode.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace cgc::cuda {
+
+std::string AttentionViewTable::read(size_t index, const std::string &row,
+                                     const std::string &column) const {
+  std::string at = std::to_string(index);
+  std::string offset = "base[" + at + "] + (" + row + ") * p.views[" + at + "][" +
+                       std::to_string(batchRank) + "] + (" + column + ") * p.views[" + at + "][" +
+                       std::to_string(batchRank + 1) + "]";
+  return loadValue(views[index]->dtype,
+                   "in" + std::to_string(views[index]->input) + "[" + offset + "]");
+}
+
+void AttentionViewTable::appendViewParams(std::vector<int64_t> &params) const {
+  for (const AttentionView *view : views) {
+    // Plain matrices read their one batch dimension (of size 1) with stride 0.
+    if (view->batchStrides.empty())
+      params.push_back(0);
+    params.insert(params.end(), view->batchStrides.begin(), view->batchStrides.end());
+    params.push_back(view->rowStride);
+    params.push_back(view->columnStride);
+  }
+}
+
+void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &params) {
+  if (plan.batch.empty())
+    params.push_back(1);
+  params.insert(params.end(), plan.batch.begin(), plan.batch.end());
+}
+
+std::string generateScoreStatements(const AttentionPlan &plan, const AttentionViewTable &table,
+                                    llvm::ArrayRef<std::optional<size_t>> stepViews,
+                                    bool applyScale) {
+  std::string code;
+  if (applyScale && plan.scale)
+    code += "          s = s * " + floatLiteral(*plan.scale, "float") + ";\n";
+  for (auto [step, view] : llvm::zip(plan.steps, stepViews)) {
+    std::string x = view ? "(float)(" + table.read(*view, "query", "key") + ")" : "s";
+    std::string lhs = step.scoreIsLhs ? "s" : x, rhs = step.scoreIsLhs ? x : "s";
+    switch (step.kind) {
+    case AttentionScoreStep::Kind::Add:
+      code += "          s = " + lhs + " + " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Subtract:
+      code += "          s = " + lhs + " - " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Multiply:
+      code += "          s = " + lhs + " * " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::Divide:
+      code += "          s = " + lhs + " / " + rhs + ";\n";
+      break;
+    case AttentionScoreStep::Kind::KeepWhere:
+      // The operand is bool: loadValue gives (x != 0).
+      code += "          if (!" + table.read(*view, "query", "key") + ") s = negativeInfinity;\n";
+      break;
+    }
+  }
+  if (plan.causal)
+    code += "          if (key > query) s = negativeInfinity;\n";
+  return code;
+}
+
+} // namespace cgc::cuda

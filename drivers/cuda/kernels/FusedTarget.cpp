@@ -1,0 +1,64 @@
+//===- FusedTarget.cpp - the fused target the CUDA driver declares --------===//
+//
+// What the driver answers declaration and specialization requests with
+// (../Caps.cpp): the patterns of every fused kernel family (patterns/*.mlir,
+// embedded at build time, one file per family), the check that a fused
+// kernel implements a matched subgraph whole, and the layout the kernels
+// prefer. Kept beside the kernels, out of the plugin, so that tests ask
+// the same target the driver declares without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusedSupport.h"
+
+namespace cgc::cuda {
+
+namespace {
+
+/// The fused target's patterns, one cgc.module per kernel family: data kept
+/// out of the code.
+constexpr drivers::PatternSource kPatternFiles[] = {
+    {"patterns/convolution.mlir",
+#include "convolution.mlir.inc"
+    },
+    {"patterns/matmul.mlir",
+#include "matmul.mlir.inc"
+    },
+    {"patterns/attention.mlir",
+#include "attention.mlir.inc"
+    },
+    {"patterns/normalization.mlir",
+#include "normalization.mlir.inc"
+    },
+    {"patterns/elementwise.mlir",
+#include "elementwise.mlir.inc"
+    },
+};
+
+/// Whether one fused kernel implements `subgraph` whole (checked without a
+/// GPU).
+bool isFused(SubgraphOp subgraph) {
+  FunctionalDefinitionOp definition = subgraph.getDefinition();
+  if (!definition || definition.getBody().empty())
+    return false;
+  std::optional<llvm::Error> fused = checkFusedKernel(definition);
+  if (!fused)
+    return false;
+  if (*fused) {
+    llvm::consumeError(std::move(*fused));
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+const drivers::FusedTarget &getFusedTarget() {
+  // Channels-last: cuDNN's float16 and bfloat16 tensor-core engines want
+  // NHWC activations, and conv_nhwc_bias_activation runs the compiler's
+  // channels-last form of each convolution without a transpose.
+  static const drivers::FusedTarget target{"CUDA", kPatternFiles, isFused, "channels_last"};
+  return target;
+}
+
+} // namespace cgc::cuda
