@@ -76,9 +76,11 @@ private:
   void computeDependencies();
   bool dependsOnAll(int step, ArrayRef<int> steps) const;
   bool canShare(const ScratchValue &a, const ScratchValue &b) const;
-  bool isElementwise(SubgraphOp subgraph);
-  /// Whether the subgraph only reshapes its one input (bytes unchanged).
-  bool isReshape(SubgraphOp subgraph);
+  /// How a subgraph may share its result's bytes with an operand: only
+  /// elementwise layers (over an operand that dies there), or only reshapes
+  /// of its one input (the same bytes, always).
+  enum class InPlaceKind { None, Elementwise, Reshape };
+  InPlaceKind getInPlaceKind(SubgraphOp subgraph);
   void mergeInPlace();
   unsigned find(unsigned index);
   SmallVector<unsigned> getGroups();
@@ -111,8 +113,7 @@ private:
   /// reach[s]: the steps that step s depends on through dataflow (with
   /// `concurrency` only).
   std::vector<llvm::BitVector> reach;
-  llvm::DenseMap<Operation *, bool> elementwiseSubgraphs;
-  llvm::DenseMap<Operation *, bool> reshapeSubgraphs;
+  llvm::DenseMap<Operation *, InPlaceKind> inPlaceKinds;
   unsigned numInPlace = 0;
 };
 
@@ -211,37 +212,22 @@ bool MemoryPlanner::canShare(const ScratchValue &a, const ScratchValue &b) const
   return dependsOnAll(later.first, earlier.steps);
 }
 
-bool MemoryPlanner::isElementwise(SubgraphOp subgraph) {
-  auto [it, inserted] = elementwiseSubgraphs.try_emplace(subgraph, false);
+MemoryPlanner::InPlaceKind MemoryPlanner::getInPlaceKind(SubgraphOp subgraph) {
+  auto [it, inserted] = inPlaceKinds.try_emplace(subgraph, InPlaceKind::None);
   if (!inserted)
     return it->second;
   FunctionalDefinitionOp definition = subgraph.getDefinition();
   if (!definition || definition.isExternal() || definition.getNumResults() != 1)
-    return false;
-  unsigned numLayers = 0;
-  for (Operation &op : definition.getBody().front()) {
-    if (isa<ReturnOp>(op))
-      continue;
-    if (!op.hasTrait<op::OpTrait::Elementwise>())
-      return false;
-    ++numLayers;
-  }
-  return it->second = numLayers != 0;
-}
-
-bool MemoryPlanner::isReshape(SubgraphOp subgraph) {
-  auto [it, inserted] = reshapeSubgraphs.try_emplace(subgraph, false);
-  if (!inserted)
-    return it->second;
-  FunctionalDefinitionOp definition = subgraph.getDefinition();
-  if (!definition || definition.isExternal() || definition.getNumArguments() != 1 ||
-      definition.getNumResults() != 1)
-    return false;
-  Block &body = definition.getBody().front();
-  bool onlyReshapes = llvm::all_of(body.without_terminator(), [](Operation &op) {
-    return isa<op::ReshapeOp>(op);
-  });
-  return it->second = onlyReshapes && !body.without_terminator().empty();
+    return InPlaceKind::None;
+  auto layers = definition.getBody().front().without_terminator();
+  if (layers.empty())
+    return InPlaceKind::None;
+  if (llvm::all_of(layers, [](Operation &op) { return op.hasTrait<op::OpTrait::Elementwise>(); }))
+    return it->second = InPlaceKind::Elementwise;
+  if (definition.getNumArguments() == 1 &&
+      llvm::all_of(layers, [](Operation &op) { return isa<op::ReshapeOp>(op); }))
+    return it->second = InPlaceKind::Reshape;
+  return InPlaceKind::None;
 }
 
 unsigned MemoryPlanner::find(unsigned index) {
@@ -253,9 +239,10 @@ unsigned MemoryPlanner::find(unsigned index) {
 void MemoryPlanner::mergeInPlace() {
   for (auto [index, step] : llvm::enumerate(accesses.steps)) {
     int stepIndex = index;
-    bool reshape = isReshape(step.subgraph);
-    if (!reshape && !isElementwise(step.subgraph))
+    InPlaceKind kind = getInPlaceKind(step.subgraph);
+    if (kind == InPlaceKind::None)
       continue;
+    bool reshape = kind == InPlaceKind::Reshape;
     unsigned numInputs = step.subgraph.getNumInputs();
     if (step.operands.size() != numInputs + 1)
       continue;

@@ -160,6 +160,61 @@ LtProduct::~LtProduct() {
     cublasLtMatmulDescDestroy(operation);
 }
 
+/// Creates `product`'s operation descriptor: float32 accumulation (float64
+/// for double products), never TF32.
+static llvm::Error createOperation(mlir::Operation *op, LtProduct &product, bool isDouble) {
+  cublasStatus_t status = cublasLtMatmulDescCreate(
+      &product.operation, isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+      isDouble ? CUDA_R_64F : CUDA_R_32F);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return cublasError(op, "cublasLtMatmulDescCreate", status);
+  return llvm::Error::success();
+}
+
+static llvm::Error setOperationAttribute(mlir::Operation *op, LtProduct &product,
+                                         cublasLtMatmulDescAttributes_t attribute,
+                                         const void *value, size_t size) {
+  cublasStatus_t set = cublasLtMatmulDescSetAttribute(product.operation, attribute, value, size);
+  if (set != CUBLAS_STATUS_SUCCESS)
+    return cublasError(op, "cublasLtMatmulDescSetAttribute", set);
+  return llvm::Error::success();
+}
+
+/// cuBLASLt's first heuristic algorithm for `product` (descriptors made)
+/// when its A, B, C and D have at least `alignments` bytes of alignment,
+/// within kMaxWorkspace; grows the product's workspace to what it needs.
+static llvm::Error pickAlgorithm(mlir::Operation *op, LtProduct &product,
+                                 const uint32_t (&alignments)[4],
+                                 cublasLtMatmulAlgo_t &algorithm) {
+  cublasLtMatmulPreference_t preference = nullptr;
+  cublasStatus_t created = cublasLtMatmulPreferenceCreate(&preference);
+  if (created != CUBLAS_STATUS_SUCCESS)
+    return cublasError(op, "cublasLtMatmulPreferenceCreate", created);
+  uint64_t workspace = kMaxWorkspace;
+  cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                       &workspace, sizeof(workspace));
+  const cublasLtMatmulPreferenceAttributes_t attributes[4] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (int index = 0; index < 4; ++index)
+    cublasLtMatmulPreferenceSetAttribute(preference, attributes[index], &alignments[index],
+                                         sizeof(uint32_t));
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
+      product.handle->handle, product.operation, product.a, product.b, product.c, product.c,
+      preference, 1, &result, &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  if (queried != CUBLAS_STATUS_SUCCESS)
+    return cublasError(op, "cublasLtMatmulAlgoGetHeuristic", queried);
+  if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+    return makeKernelError(op, "cuBLASLt has no algorithm for this product (" +
+                                   llvm::Twine(alignments[0]) + "-byte operands)");
+  algorithm = result.algo;
+  product.workspaceSize = std::max<uint64_t>(product.workspaceSize, result.workspaceSize);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::shared_ptr<LtProduct>>
 createLtProduct(mlir::Operation *op, const ProductPlan &plan,
                 std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue) {
@@ -167,19 +222,11 @@ createLtProduct(mlir::Operation *op, const ProductPlan &plan,
   product->handle = std::move(handle);
   product->epilogue = epilogue;
   cudaDataType dataType = getCudaDataType(plan.dtype);
-  bool isDouble = plan.dtype == DType::F64;
-  cublasStatus_t status = cublasLtMatmulDescCreate(
-      &product->operation, isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
-      isDouble ? CUDA_R_64F : CUDA_R_32F);
-  if (status != CUBLAS_STATUS_SUCCESS)
-    return cublasError(op, "cublasLtMatmulDescCreate", status);
+  if (llvm::Error error = createOperation(op, *product, plan.dtype == DType::F64))
+    return std::move(error);
   auto setAttribute = [&](cublasLtMatmulDescAttributes_t attribute, const void *value,
-                          size_t size) -> llvm::Error {
-    cublasStatus_t set =
-        cublasLtMatmulDescSetAttribute(product->operation, attribute, value, size);
-    if (set != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulDescSetAttribute", set);
-    return llvm::Error::success();
+                          size_t size) {
+    return setOperationAttribute(op, *product, attribute, value, size);
   };
   // cuBLASLt's A is our B (N×K after op), its B our A (K×M after op).
   int32_t transposeFirst = plan.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -243,7 +290,7 @@ createLtProduct(mlir::Operation *op, const ProductPlan &plan,
     offsets.push_back(stride * width);
   product->alignment = getCommonAlignment(offsets, kPreferredAlignment);
 
-  auto pickAlgorithm = [&](uint32_t alignment, cublasLtMatmulAlgo_t &algorithm) -> llvm::Error {
+  auto pickWithAlignment = [&](uint32_t alignment, cublasLtMatmulAlgo_t &algorithm) -> llvm::Error {
     // The heuristics read the bias pointer's alignment (never the data): a
     // stand-in address with exactly `alignment`; the launch sets the real one.
     if (epilogue.bias) {
@@ -252,35 +299,11 @@ createLtProduct(mlir::Operation *op, const ProductPlan &plan,
               setAttribute(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &standIn, sizeof(standIn)))
         return error;
     }
-    cublasLtMatmulPreference_t preference = nullptr;
-    cublasStatus_t created = cublasLtMatmulPreferenceCreate(&preference);
-    if (created != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulPreferenceCreate", created);
-    uint64_t workspace = kMaxWorkspace;
-    cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                         &workspace, sizeof(workspace));
-    for (auto attribute :
-         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-      cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof(alignment));
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
-        product->handle->handle, product->operation, product->a, product->b, product->c, product->c,
-        preference, 1, &result, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
-    if (queried != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulAlgoGetHeuristic", queried);
-    if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
-      return makeKernelError(op, "cuBLASLt has no algorithm for this product (" +
-                                     llvm::Twine(alignment) + "-byte operands)");
-    algorithm = result.algo;
-    product->workspaceSize = std::max<uint64_t>(product->workspaceSize, result.workspaceSize);
-    return llvm::Error::success();
+    return pickAlgorithm(op, *product, {alignment, alignment, alignment, alignment}, algorithm);
   };
-  if (llvm::Error error = pickAlgorithm(product->alignment, product->alignedAlgorithm))
+  if (llvm::Error error = pickWithAlignment(product->alignment, product->alignedAlgorithm))
     return std::move(error);
-  if (llvm::Error error = pickAlgorithm(width, product->fallbackAlgorithm))
+  if (llvm::Error error = pickWithAlignment(width, product->fallbackAlgorithm))
     return std::move(error);
   if (epilogue.bias) {
     const void *none = nullptr;
@@ -368,19 +391,11 @@ createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
     return makeKernelError(op, "a column-major product output is not implemented");
   auto product = std::make_shared<LtProduct>();
   product->handle = std::move(handle);
-  bool isDouble = output.dtype == DType::F64;
-  cublasStatus_t status = cublasLtMatmulDescCreate(
-      &product->operation, isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
-      isDouble ? CUDA_R_64F : CUDA_R_32F);
-  if (status != CUBLAS_STATUS_SUCCESS)
-    return cublasError(op, "cublasLtMatmulDescCreate", status);
+  if (llvm::Error error = createOperation(op, *product, output.dtype == DType::F64))
+    return std::move(error);
   auto setAttribute = [&](cublasLtMatmulDescAttributes_t attribute, const void *value,
-                          size_t size) -> llvm::Error {
-    cublasStatus_t set =
-        cublasLtMatmulDescSetAttribute(product->operation, attribute, value, size);
-    if (set != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulDescSetAttribute", set);
-    return llvm::Error::success();
+                          size_t size) {
+    return setOperationAttribute(op, *product, attribute, value, size);
   };
   // Row-major D = lhs·rhs runs as column-major Dᵀ = rhsᵀ·lhsᵀ: cuBLASLt's A
   // is our rhs, its B our lhs. A row-major matrix is its column-major
@@ -447,42 +462,12 @@ createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
   offsets.push_back(output.batchStride * outputWidth);
   product->alignment = getCommonAlignment(offsets, kPreferredAlignment);
 
-  // `alignments`: the minimum alignment of cuBLASLt's A, B, C and D.
-  auto pickAlgorithm = [&](const uint32_t (&alignments)[4],
-                           cublasLtMatmulAlgo_t &algorithm) -> llvm::Error {
-    cublasLtMatmulPreference_t preference = nullptr;
-    cublasStatus_t created = cublasLtMatmulPreferenceCreate(&preference);
-    if (created != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulPreferenceCreate", created);
-    uint64_t workspace = kMaxWorkspace;
-    cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                         &workspace, sizeof(workspace));
-    const cublasLtMatmulPreferenceAttributes_t attributes[4] = {
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
-    for (int index = 0; index < 4; ++index)
-      cublasLtMatmulPreferenceSetAttribute(preference, attributes[index], &alignments[index],
-                                           sizeof(uint32_t));
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
-        product->handle->handle, product->operation, product->a, product->b, product->c, product->c,
-        preference, 1, &result, &found);
-    cublasLtMatmulPreferenceDestroy(preference);
-    if (queried != CUBLAS_STATUS_SUCCESS)
-      return cublasError(op, "cublasLtMatmulAlgoGetHeuristic", queried);
-    if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
-      return makeKernelError(op, "cuBLASLt has no algorithm for this product (" +
-                                     llvm::Twine(alignments[0]) + "-byte operands)");
-    algorithm = result.algo;
-    product->workspaceSize = std::max<uint64_t>(product->workspaceSize, result.workspaceSize);
-    return llvm::Error::success();
-  };
   uint32_t aligned = product->alignment;
-  if (llvm::Error error = pickAlgorithm({aligned, aligned, aligned, aligned},
+  // cuBLASLt's A is the rhs, its B the lhs.
+  if (llvm::Error error = pickAlgorithm(op, *product, {aligned, aligned, aligned, aligned},
                                         product->alignedAlgorithm))
     return std::move(error);
-  if (llvm::Error error = pickAlgorithm({rhsWidth, lhsWidth, outputWidth, outputWidth},
+  if (llvm::Error error = pickAlgorithm(op, *product, {rhsWidth, lhsWidth, outputWidth, outputWidth},
                                         product->fallbackAlgorithm))
     return std::move(error);
   return product;

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DefinitionText.h"
-#include "FusedTestSupport.h"
+#include "FusedConvolutionTestSupport.h"
 
 #include "drivers/cuda/kernels/FusedConvolution.h"
 
@@ -31,7 +31,7 @@ using cgc::FunctionalDefinitionOp;
 
 namespace {
 
-class FusedConvolutionNhwcTest : public FusedKernelTest {};
+class FusedConvolutionNhwcTest : public FusedConvolutionPathsTest {};
 
 const DType kFloatTypes[] = {DType::F32, DType::F16, DType::BF16};
 
@@ -318,44 +318,10 @@ CGC_FUSED_KERNEL_CASES(FusedConvolutionNhwcTest, OtherShapes, otherDefinitions)
 /// bfloat16 ones, which NCHW graphs rarely get).
 TEST_F(FusedConvolutionNhwcTest, BothPathsMatchCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  KernelContext *kernelContext = getDeviceContext();
-  ASSERT_NE(kernelContext, nullptr);
   unsigned graphCases = 0, cases = 0;
   for (const DefinitionCase &definitionCase : allDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    OpCase operands;
-    operands.operands = definitionCase.operands;
-    std::vector<HostTensor> inputs = makeInputs(operands);
-    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
-    ASSERT_EQ(expected.size(), 1u);
+    expectBothPathsMatchCpu(definitionCase, graphCases);
     ++cases;
-    for (FusedConvolutionPath path :
-         {FusedConvolutionPath::CudnnGraph, FusedConvolutionPath::ConvolutionThenEpilogue}) {
-      llvm::Expected<FusedConvolutionKernel> fused =
-          buildFusedConvolution(definition, kernelContext->getImpl(), path);
-      if (!fused) {
-        std::string message = llvm::toString(fused.takeError());
-        if (path == FusedConvolutionPath::CudnnGraph &&
-            message.find("the cuDNN graph does not run this definition") != std::string::npos) {
-          std::cout << definitionCase.describe() << ": " << message << "\n";
-          continue;
-        }
-        ADD_FAILURE() << getFusedConvolutionPathName(path) << ": " << message;
-        continue;
-      }
-      EXPECT_EQ(fused->path, path);
-      graphCases += path == FusedConvolutionPath::CudnnGraph;
-      for (bool capture : {false, true}) {
-        std::vector<HostTensor> actual =
-            launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
-        ASSERT_EQ(actual.size(), 1u);
-        expectClose(actual[0], expected[0], definitionCase.tolerance,
-                    std::string(getFusedConvolutionPathName(path)) +
-                        (capture ? " (captured)" : ""));
-      }
-    }
   }
   std::cout << "the channels-last cuDNN graph ran " << graphCases << " of " << cases
             << " cases\n";
