@@ -3,12 +3,14 @@
 // Each layer is tried as the root. Pattern values are bound to IR values
 // backwards along use-def edges, from the root to the inputs; a value that
 // several pattern layers use binds once, so it must be one IR value. An
-// elementwise chain may take its value at any operand of a layer, so reading
-// the IR backwards as a chain can branch: the search copies the binding at
-// each branch (patterns are small). A complete binding is then validated as
-// a whole, since some rules only make sense for the full match: inputs come
-// from outside it, constraints hold, every chain is the greedy longest one
-// from its anchor, only the root is used outside, and the match is convex.
+// elementwise chain may take its value at any operand of a layer, and any
+// chain may stop at any length, so reading the IR backwards as a chain can
+// branch: the search copies the binding at each branch (patterns are small).
+// A complete binding is then validated as a whole, since some rules only
+// make sense for the full match: inputs come from outside it, constraints
+// hold, every chain is the greedy longest one (downward from a matched
+// anchor; upward, into the match, for a view chain of an input), only the
+// root is used outside, and the match is convex.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,7 +70,7 @@ bool containsName(std::optional<ArrayAttr> names, StringRef name) {
 
 TensorType getTensorType(Value value) { return cast<TensorType>(value.getType()); }
 
-/// One way to read an IR value backwards as an elementwise chain.
+/// One way to read an IR value backwards as a chain.
 struct ChainReading {
   Value anchor;
   /// The chain's layers, the anchor's user first.
@@ -104,11 +106,17 @@ public:
 private:
   bool bindInput(pattern::InputOp input, Value value, Binding &binding);
   bool bindLayer(pattern::LayerOp layer, Value value, Binding &binding);
+  void searchChainReadings(Operation *chain, Value anchor, SmallVector<ChainReading> readings,
+                           const Binding &binding, SmallVectorImpl<Binding> &complete);
   SmallVector<ChainReading> readChain(pattern::ElementwiseChainOp chain, Value value);
   bool isChainStep(pattern::ElementwiseChainOp chain, Value previous, Operation *op,
                    Type chainType);
   bool isGreedyChain(pattern::ElementwiseChainOp chain, const Binding &binding,
                      const llvm::DenseSet<Operation *> &matched);
+  SmallVector<ChainReading> readViewChain(pattern::ViewChainOp chain, Value value);
+  bool isViewStep(pattern::ViewChainOp chain, Operation *op);
+  bool isGreedyViewChain(pattern::ViewChainOp chain, ArrayRef<Operation *> layers,
+                         const Binding &binding, const llvm::DenseSet<Operation *> &matched);
   bool holds(pattern::ConstraintOp constraint, const Binding &binding,
              uint64_t &alignment);
   bool isConvex(ArrayRef<Value> inputs, const llvm::DenseSet<Operation *> &matched);
@@ -257,8 +265,96 @@ bool PatternSearch::isGreedyChain(pattern::ElementwiseChainOp chain, const Bindi
 }
 
 //===----------------------------------------------------------------------===//
+// View chains
+//===----------------------------------------------------------------------===//
+
+bool PatternSearch::isViewStep(pattern::ViewChainOp chain, Operation *op) {
+  return isLayerOp(op) && op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+         chain.allowsLayer(op->getName().getStringRef());
+}
+
+SmallVector<ChainReading> PatternSearch::readViewChain(pattern::ViewChainOp chain,
+                                                       Value value) {
+  SmallVector<ChainReading> readings;
+  auto minLength = static_cast<int64_t>(chain.getMinLength());
+  auto maxLength = static_cast<int64_t>(chain.getMaxLength());
+  bool fromInput = chain.isAnchoredOnInput();
+  SmallVector<Operation *> path; // the chain's value side first
+  Value current = value;
+  // One operand per layer: the readings differ only in length.
+  for (;;) {
+    auto length = static_cast<int64_t>(path.size());
+    // The values before the chain's value are read by the next chain layer
+    // only. So is a matched anchor (as in an elementwise chain); an input's
+    // value lies outside the match and may have any users.
+    bool readOnlyByChain = path.empty() || isUsedOnlyBy(current, path.back());
+    if (length >= minLength && (fromInput || readOnlyByChain))
+      readings.push_back({current, llvm::to_vector(llvm::reverse(path))});
+    if (!readOnlyByChain || (maxLength != -1 && length >= maxLength))
+      break;
+    Operation *op = current.getDefiningOp();
+    if (!op || !isViewStep(chain, op))
+      break;
+    path.push_back(op);
+    current = op->getOperand(0);
+  }
+  return readings;
+}
+
+bool PatternSearch::isGreedyViewChain(pattern::ViewChainOp chain, ArrayRef<Operation *> layers,
+                                      const Binding &binding,
+                                      const llvm::DenseSet<Operation *> &matched) {
+  auto maxLength = static_cast<int64_t>(chain.getMaxLength());
+  Value anchor = binding.values.lookup(chain.getAnchor());
+  if (chain.isAnchoredOnInput()) {
+    // Upward, into the match: the chain is the longest when it cannot also
+    // take the layer producing the input's value.
+    if (maxLength != -1 && static_cast<int64_t>(layers.size()) >= maxLength)
+      return true;
+    Operation *producer = anchor.getDefiningOp();
+    if (!producer || isTaken(producer) || !isViewStep(chain, producer))
+      return true;
+    // Taking the producer would make the input's value one of the match: it
+    // would then have to be read by the first chain layer only, or, with no
+    // chain layer, only inside the match.
+    if (!layers.empty())
+      return !isUsedOnlyBy(anchor, layers.front());
+    return llvm::any_of(anchor.getUsers(),
+                        [&](Operation *user) { return !matched.contains(user); });
+  }
+  // Downward from a matched value, as an elementwise chain runs.
+  Value current = anchor;
+  for (int64_t length = 0; maxLength == -1 || length < maxLength; ++length) {
+    if (current.use_empty())
+      break;
+    Operation *user = *current.getUsers().begin();
+    if (isTaken(user) || !isUsedOnlyBy(current, user) || !isViewStep(chain, user))
+      break;
+    current = user->getResult(0);
+  }
+  return current == binding.values.lookup(chain.getResult());
+}
+
+//===----------------------------------------------------------------------===//
 // Search and validation
 //===----------------------------------------------------------------------===//
+
+void PatternSearch::searchChainReadings(Operation *chain, Value anchor,
+                                        SmallVector<ChainReading> readings,
+                                        const Binding &binding,
+                                        SmallVectorImpl<Binding> &complete) {
+  for (ChainReading &reading : readings) {
+    if (llvm::any_of(reading.layers,
+                     [&](Operation *op) { return binding.coveredBy.contains(op); }))
+      continue;
+    Binding branch = binding;
+    for (Operation *op : reading.layers)
+      branch.coveredBy[op] = chain;
+    branch.chains[chain] = std::move(reading.layers);
+    branch.pending.emplace_back(anchor, reading.anchor);
+    search(std::move(branch), complete);
+  }
+}
 
 void PatternSearch::search(Binding binding, SmallVectorImpl<Binding> &complete) {
   while (!binding.pending.empty()) {
@@ -279,21 +375,16 @@ void PatternSearch::search(Binding binding, SmallVectorImpl<Binding> &complete) 
         return;
       continue;
     }
-    auto chain = cast<pattern::ElementwiseChainOp>(definition);
     if (!value)
       return;
     binding.values[patternValue] = value;
-    for (ChainReading &reading : readChain(chain, value)) {
-      if (llvm::any_of(reading.layers,
-                       [&](Operation *op) { return binding.coveredBy.contains(op); }))
-        continue;
-      Binding branch = binding;
-      for (Operation *op : reading.layers)
-        branch.coveredBy[op] = chain;
-      branch.chains[chain] = std::move(reading.layers);
-      branch.pending.emplace_back(chain.getAnchor(), reading.anchor);
-      search(std::move(branch), complete);
+    if (auto view = dyn_cast<pattern::ViewChainOp>(definition)) {
+      searchChainReadings(view, view.getAnchor(), readViewChain(view, value), binding,
+                          complete);
+      return;
     }
+    auto chain = cast<pattern::ElementwiseChainOp>(definition);
+    searchChainReadings(chain, chain.getAnchor(), readChain(chain, value), binding, complete);
     return;
   }
   complete.push_back(std::move(binding));
@@ -378,9 +469,15 @@ std::optional<PatternMatch> PatternSearch::validate(const Binding &binding, Valu
   for (auto input : pattern.getBodyBlock()->getOps<pattern::InputOp>())
     if (isMatchedValue(binding.values.lookup(input.getResult())))
       return std::nullopt;
-  for (auto &chain : binding.chains)
-    if (!isGreedyChain(cast<pattern::ElementwiseChainOp>(chain.first), binding, matched))
+  for (auto &[chain, layers] : binding.chains) {
+    bool greedy = isa<pattern::ViewChainOp>(chain)
+                      ? isGreedyViewChain(cast<pattern::ViewChainOp>(chain), layers, binding,
+                                          matched)
+                      : isGreedyChain(cast<pattern::ElementwiseChainOp>(chain), binding,
+                                      matched);
+    if (!greedy)
       return std::nullopt;
+  }
   uint64_t alignment = 0;
   for (auto constraint : pattern.getBodyBlock()->getOps<pattern::ConstraintOp>())
     if (!holds(constraint, binding, alignment))

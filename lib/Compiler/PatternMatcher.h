@@ -46,12 +46,13 @@ public:
   /// Every valid match of `pattern` (a pattern of `target`'s declaration), in
   /// program order of their roots; distinct matches cover distinct layer sets.
   /// A match is valid when the pattern's values bind consistently, its
-  /// constraints hold, each chain is the greedy longest one from its anchor,
-  /// only the root is used outside the match and the match is convex.
+  /// constraints hold, each chain is the greedy longest one from its anchor
+  /// (a view chain of an input: the longest one into the match), only the
+  /// root is used outside the match and the match is convex.
   ///
   /// With `taken` (layers already in accepted subgraphs), matches avoid those
-  /// layers and a chain may end where a taken layer begins: the greedy rule
-  /// reads the IR without them.
+  /// layers and a chain may end where a taken layer begins (or, running into
+  /// the match, where one ends): the greedy rule reads the IR without them.
   llvm::SmallVector<PatternMatch>
   match(pattern::PatternOp pattern, const Target &target,
         const llvm::DenseSet<mlir::Operation *> *taken = nullptr) const;

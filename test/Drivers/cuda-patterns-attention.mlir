@@ -5,31 +5,40 @@
 
 // RUN: cgc-opt %s --split-input-file --cgc-match-subgraphs="declarations=cuda=%S/../../drivers/cuda/patterns/attention.mlir fallback-target=cuda.fallback" | FileCheck %s
 
-// BERT-base self-attention (transformers' eager attention): the projections
-// and head transposes fall back (the key's permute and transpose folded into
-// one transpose by the exporter); matmul, the division by sqrt(64), the
-// expanded additive mask, softmax over the last axis and the product with v
-// are one call, whose arguments are q, kT, the divisor, the mask and v.
-// CHECK-LABEL: cgc.subgraph @transpose_7 attributes {origin = "cuda.fallback"}
-// CHECK: permutation = [0, 2, 3, 1]
-// CHECK: cgc.subgraph @expand_13 attributes {origin = "cuda.fallback"}
-// CHECK: cgc.subgraph @attention_4d_14 attributes {cgc.pattern = "attention_4d", origin = "cuda"} {
-// CHECK-NEXT: cgc.functional_definition private @attention_4d_14_functional(%[[Q:.*]]: !cgc.tensor<1x12x128x64x!cgc.float32>, %[[KT:.*]]: !cgc.tensor<1x12x64x128x!cgc.float32>, %[[DIV:.*]]: !cgc.tensor<constant !cgc.float32>, %[[MASK:.*]]: !cgc.tensor<1x12x128x128x!cgc.float32>, %[[V:.*]]: !cgc.tensor<1x12x128x64x!cgc.float32>) -> !cgc.tensor<1x12x128x64x!cgc.float32> {
-// CHECK-NEXT: %[[S:.*]] = cgc_op.matmul(%[[Q]], %[[KT]])
+// BERT-base self-attention (transformers' eager attention): the
+// projections fall back; everything from their results on is one call of
+// the `_views` variant: the reshapes and head transposes of q, kT (the
+// key's permute and transpose folded into one transpose by the exporter)
+// and v, matmul, the division by sqrt(64), the expanded additive mask,
+// softmax over the last axis, the product with v, and the transpose and
+// reshape that put the heads back. Its arguments are the three projections,
+// the divisor and the mask.
+// CHECK-LABEL: cgc.subgraph @expand_7 attributes {origin = "cuda.fallback"}
+// CHECK: cgc.subgraph @attention_4d_views_8 attributes {cgc.pattern = "attention_4d_views", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @attention_4d_views_8_functional(%[[Q:[^:]*]]: !cgc.tensor<1x128x768x!cgc.float32>, %[[K:[^:]*]]: !cgc.tensor<1x128x768x!cgc.float32>, %[[V:[^:]*]]: !cgc.tensor<1x128x768x!cgc.float32>, %[[DIV:[^:]*]]: !cgc.tensor<constant !cgc.float32>, %[[MASK:[^:]*]]: !cgc.tensor<1x12x128x128x!cgc.float32>) -> !cgc.tensor<1x128x768x!cgc.float32> {
+// CHECK-NEXT: %[[QR:.*]] = cgc_op.reshape(%[[Q]]) {shape = [1, 128, 12, 64]}
+// CHECK-NEXT: %[[KR:.*]] = cgc_op.reshape(%[[K]]) {shape = [1, 128, 12, 64]}
+// CHECK-NEXT: %[[VR:.*]] = cgc_op.reshape(%[[V]]) {shape = [1, 128, 12, 64]}
+// CHECK-NEXT: %[[QT:.*]] = cgc_op.transpose(%[[QR]]) {permutation = [0, 2, 1, 3]}
+// CHECK-NEXT: %[[KT:.*]] = cgc_op.transpose(%[[KR]]) {permutation = [0, 2, 3, 1]}
+// CHECK-NEXT: %[[VT:.*]] = cgc_op.transpose(%[[VR]]) {permutation = [0, 2, 1, 3]}
+// CHECK-NEXT: %[[S:.*]] = cgc_op.matmul(%[[QT]], %[[KT]])
 // CHECK-NEXT: %[[SCALED:.*]] = cgc_op.div(%[[S]], %[[DIV]])
 // CHECK-NEXT: %[[MASKED:.*]] = cgc_op.add(%[[SCALED]], %[[MASK]])
 // CHECK-NEXT: %[[P:.*]] = cgc_op.softmax(%[[MASKED]]) {axis = 3 : i64}
-// CHECK-NEXT: %[[O:.*]] = cgc_op.matmul(%[[P]], %[[V]])
-// CHECK-NEXT: cgc.return %[[O]]
-// CHECK: cgc.subgraph @transpose_15 attributes {origin = "cuda.fallback"}
+// CHECK-NEXT: %[[O:.*]] = cgc_op.matmul(%[[P]], %[[VT]])
+// CHECK-NEXT: %[[OT:.*]] = cgc_op.transpose(%[[O]]) {permutation = [0, 2, 1, 3]}
+// CHECK-NEXT: %[[OR:.*]] = cgc_op.reshape(%[[OT]]) {shape = [1, 128, 768]}
+// CHECK-NEXT: cgc.return %[[OR]]
+// CHECK-NOT: cgc.subgraph
 // CHECK-LABEL: cgc.entry_point @bert_self_attention(
-// CHECK: %[[QIN:.*]] = cgc.call @transpose_6(
-// CHECK-NEXT: %[[KTIN:.*]] = cgc.call @transpose_7(
-// CHECK-NEXT: %[[VIN:.*]] = cgc.call @transpose_6(
-// CHECK-NEXT: %[[SQRT:.*]] = cgc.constant("sqrt_head")
-// CHECK: %[[MASKIN:.*]] = cgc.call @expand_13(
-// CHECK-NEXT: %[[CONTEXT:.*]] = cgc.call @attention_4d_14(%[[QIN]], %[[KTIN]], %[[SQRT]], %[[MASKIN]], %[[VIN]])
-// CHECK-NEXT: cgc.call @transpose_15(%[[CONTEXT]])
+// CHECK: %[[QIN:.*]] = cgc.call @matmul_0(
+// CHECK: %[[KIN:.*]] = cgc.call @matmul_0(
+// CHECK: %[[VIN:.*]] = cgc.call @matmul_0(
+// CHECK: %[[SQRT:.*]] = cgc.constant("sqrt_head")
+// CHECK: %[[MASKIN:.*]] = cgc.call @expand_7(
+// CHECK-NEXT: %[[CONTEXT:.*]] = cgc.call @attention_4d_views_8(%[[QIN]], %[[KIN]], %[[VIN]], %[[SQRT]], %[[MASKIN]])
+// CHECK-NEXT: cgc.return %[[CONTEXT]]
 cgc.module {
   cgc.entry_point @bert_self_attention(%hidden: !cgc.tensor<1x128x768x!cgc.float32>, %mask: !cgc.tensor<1x128x!cgc.int64>) -> !cgc.tensor<1x128x768x!cgc.float32> {
     %wq = cgc.constant("query.weight") : !cgc.tensor<constant 768x768x!cgc.float32>
@@ -67,12 +76,13 @@ cgc.module {
 
 // ViT-B/16's attention as torch exports scaled_dot_product_attention
 // (float16 here): q and kT each multiplied by sqrt(scale), no mask. Both
-// multiplications join the attention (197 keys, the kernel's tiles do not
-// divide them); only the transpose of k falls back.
-// CHECK-LABEL: cgc.subgraph @transpose_0 attributes {origin = "cuda.fallback"}
-// CHECK: cgc.subgraph @attention_4d_scaled_inputs_1 attributes {cgc.pattern = "attention_4d_scaled_inputs", origin = "cuda"} {
-// CHECK-NEXT: cgc.functional_definition private @attention_4d_scaled_inputs_1_functional(%[[Q:.*]]: !cgc.tensor<1x12x197x64x!cgc.float16>, %[[C:.*]]: !cgc.tensor<constant !cgc.float16>, %[[KT:.*]]: !cgc.tensor<1x12x64x197x!cgc.float16>, %[[V:.*]]: !cgc.tensor<1x12x197x64x!cgc.float16>) -> !cgc.tensor<1x12x197x64x!cgc.float16> {
+// multiplications and the transpose of k join the attention (197 keys, the
+// kernel's tiles do not divide them), k read through the transpose's
+// strides.
+// CHECK-LABEL: cgc.subgraph @attention_4d_scaled_inputs_views_0 attributes {cgc.pattern = "attention_4d_scaled_inputs_views", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @attention_4d_scaled_inputs_views_0_functional(%[[Q:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>, %[[C:[^:]*]]: !cgc.tensor<constant !cgc.float16>, %[[K:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>, %[[V:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>) -> !cgc.tensor<1x12x197x64x!cgc.float16> {
 // CHECK-NEXT: %[[QS:.*]] = cgc_op.mul(%[[Q]], %[[C]])
+// CHECK-NEXT: %[[KT:.*]] = cgc_op.transpose(%[[K]]) {permutation = [0, 1, 3, 2]}
 // CHECK-NEXT: %[[KTS:.*]] = cgc_op.mul(%[[KT]], %[[C]])
 // CHECK-NEXT: %[[S:.*]] = cgc_op.matmul(%[[QS]], %[[KTS]])
 // CHECK-NEXT: %[[P:.*]] = cgc_op.softmax(%[[S]]) {axis = 3 : i64}
@@ -82,8 +92,7 @@ cgc.module {
 // CHECK-LABEL: cgc.entry_point @vit_sdpa(
 // CHECK-SAME: %[[QIN:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>, %[[KIN:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>, %[[VIN:[^:]*]]: !cgc.tensor<1x12x197x64x!cgc.float16>)
 // CHECK-NEXT: %[[CIN:.*]] = cgc.constant("sqrt_scale")
-// CHECK-NEXT: %[[KTIN:.*]] = cgc.call @transpose_0(%[[KIN]])
-// CHECK-NEXT: %[[OUT:.*]] = cgc.call @attention_4d_scaled_inputs_1(%[[QIN]], %[[CIN]], %[[KTIN]], %[[VIN]])
+// CHECK-NEXT: %[[OUT:.*]] = cgc.call @attention_4d_scaled_inputs_views_0(%[[QIN]], %[[CIN]], %[[KIN]], %[[VIN]])
 // CHECK-NEXT: cgc.return %[[OUT]]
 cgc.module {
   cgc.entry_point @vit_sdpa(%q: !cgc.tensor<1x12x197x64x!cgc.float16>, %k: !cgc.tensor<1x12x197x64x!cgc.float16>, %v: !cgc.tensor<1x12x197x64x!cgc.float16>) -> !cgc.tensor<1x12x197x64x!cgc.float16> {
@@ -154,13 +163,14 @@ cgc.module {
 // BERT-base's self-attention exactly as torch.onnx exports it and the ONNX
 // importer reads it: the scale split over q and kT, the boolean mask turned
 // additive by a where outside the pattern, and the NaN guard
-// where(p != p, 0, p) on the probabilities — all one subgraph.
-// CHECK-LABEL: cgc.subgraph @{{.*}} attributes {cgc.pattern = "attention_4d_scaled_inputs_nan_guard", origin = "cuda"}
+// where(p != p, 0, p) on the probabilities — all one subgraph (of the
+// `_views` variant, whose chains are empty here).
+// CHECK-LABEL: cgc.subgraph @{{.*}} attributes {cgc.pattern = "attention_4d_scaled_inputs_nan_guard_views", origin = "cuda"}
 // CHECK: cgc_op.not_equal
 // CHECK: cgc_op.where
 // CHECK-LABEL: cgc.entry_point @bert_exported_attention(
 // CHECK: cgc.call @where_{{[0-9]+}}(
-// CHECK: cgc.call @attention_4d_scaled_inputs_nan_guard_{{[0-9]+}}(
+// CHECK: cgc.call @attention_4d_scaled_inputs_nan_guard_views_{{[0-9]+}}(
 // CHECK-NEXT: cgc.return
 cgc.module {
   cgc.entry_point @bert_exported_attention(%q: !cgc.tensor<1x12x128x64x!cgc.float32>, %kt: !cgc.tensor<1x12x64x128x!cgc.float32>, %v: !cgc.tensor<1x12x128x64x!cgc.float32>, %mask: !cgc.tensor<1x1x128x128x!cgc.bool>) -> !cgc.tensor<1x12x128x64x!cgc.float32> {

@@ -261,6 +261,64 @@ void printSummary(std::FILE *out, const std::vector<PartitionInfo> &partitions,
                formatNanoseconds(rest),
                dispatchNs > 0 ? 100.0 * double(rest) / double(dispatchNs) : 0.0);
   }
+
+  // The same time by what the partitions run: a pattern's subgraphs add up
+  // across the layers of a model (per-subgraph partitions give one kind
+  // each; a partition of several kinds counts under their combination).
+  std::vector<KindTime> kinds = rankKinds(partitions, ranked);
+  shown = std::min<size_t>(top, kinds.size());
+  fmt::print(out, "kinds by device time (top {} of {}):\n", shown, kinds.size());
+  fmt::print(out, "  {:>4}  {:>11}  {:>6}  {:>10}  {:>11}  {}\n", "rank", "device", "share",
+             "dispatches", "mean", "patterns and fallback layers");
+  for (size_t rank = 0; rank < shown; ++rank) {
+    const KindTime &kind = kinds[rank];
+    double share = dispatchNs > 0 ? 100.0 * double(kind.deviceNs) / double(dispatchNs) : 0.0;
+    fmt::print(out, "  {:>4}  {:>11}  {:>5.1f}%  {:>10}  {:>11}  {}\n", rank + 1,
+               formatNanoseconds(kind.deviceNs), share, kind.numDispatches,
+               formatNanoseconds(kind.deviceNs / std::max(kind.numDispatches, 1u)), kind.name);
+  }
+}
+
+std::string describeKind(const PartitionInfo &partition) {
+  std::set<std::string> names;
+  for (const SubgraphInfo &subgraph : partition.subgraphs) {
+    if (!subgraph.pattern.empty()) {
+      names.insert(subgraph.pattern);
+      continue;
+    }
+    std::string layers;
+    for (std::string_view layer : subgraph.layers) {
+      if (layer.starts_with("cgc_op."))
+        layer.remove_prefix(7);
+      layers += (layers.empty() ? "" : ", ") + std::string(layer);
+    }
+    names.insert("(" + layers + ")");
+  }
+  std::string text;
+  for (const std::string &name : names)
+    text += (text.empty() ? "" : " + ") + name;
+  return text;
+}
+
+std::vector<KindTime> rankKinds(const std::vector<PartitionInfo> &partitions,
+                                const std::vector<PartitionTime> &ranked) {
+  std::map<std::string, KindTime> byName;
+  for (const PartitionTime &time : ranked) {
+    std::string name = time.partition < partitions.size()
+                           ? describeKind(partitions[time.partition])
+                           : fmt::format("partition #{}", time.partition);
+    KindTime &kind = byName[name];
+    kind.name = name;
+    kind.numDispatches += time.numDispatches;
+    kind.deviceNs += time.deviceNs;
+  }
+  std::vector<KindTime> kinds;
+  for (auto &[name, kind] : byName)
+    kinds.push_back(std::move(kind));
+  std::stable_sort(kinds.begin(), kinds.end(), [](const KindTime &a, const KindTime &b) {
+    return a.deviceNs > b.deviceNs;
+  });
+  return kinds;
 }
 
 } // namespace cgc::run

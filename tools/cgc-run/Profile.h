@@ -58,8 +58,25 @@ struct PartitionTime {
 /// partition order); partitions never dispatched are left out.
 std::vector<PartitionTime> rankPartitions(const runtime::RunProfile &profile);
 
+/// What partitions run, with their summed device time.
+struct KindTime {
+  /// The patterns of the partition's subgraphs, and its fallback layers in
+  /// parentheses, sorted and joined with " + ".
+  std::string name;
+  unsigned numDispatches = 0;
+  int64_t deviceNs = 0;
+};
+
+/// The kind of `partition`: "attention_4d + (transpose)".
+std::string describeKind(const runtime::PartitionInfo &partition);
+
+/// `ranked` (rankPartitions) summed by kind, longest first.
+std::vector<KindTime> rankKinds(const std::vector<runtime::PartitionInfo> &partitions,
+                                const std::vector<PartitionTime> &ranked);
+
 /// Prints the summary: device totals by kind of command, then the `top`
-/// partitions by device time with their share and subgraphs.
+/// partitions by device time with their share and subgraphs, then the `top`
+/// kinds of partition (rankKinds).
 void printSummary(std::FILE *out, const std::vector<runtime::PartitionInfo> &partitions,
                   const runtime::RunProfile &profile, unsigned top);
 

@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
   app.add_flag("--summary", summary,
                "Run once more with device timestamps and print the partitions that took the "
                "most device time, with their subgraphs");
-  app.add_option("--summary-top", summaryTop, "Partitions --summary lists")
+  app.add_option("--summary-top", summaryTop, "Partitions, and kinds of partition, --summary lists")
       ->check(CLI::Range(1u, 1'000'000u))
       ->capture_default_str();
   app.add_flag("--debug-layer", options.debugLayer, "Validate every device API call");

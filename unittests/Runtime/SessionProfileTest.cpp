@@ -320,6 +320,50 @@ TEST_F(SessionProfileTest, TraceAndSummary) {
   EXPECT_NE(text.find("@" + top.name), std::string::npos) << text;
   EXPECT_NE(text.find(top.subgraphs.front().name), std::string::npos) << text;
   EXPECT_NE(text.find("(1 more partition(s): "), std::string::npos) << text;
+
+  // The kinds: every dispatch counted once, under its partition's kind.
+  std::vector<cgc::run::KindTime> kinds =
+      cgc::run::rankKinds(session->getPartitions(), ranked);
+  ASSERT_FALSE(kinds.empty());
+  unsigned kindDispatches = 0;
+  int64_t kindNs = 0, rankedNs = 0;
+  for (const cgc::run::KindTime &kind : kinds) {
+    kindDispatches += kind.numDispatches;
+    kindNs += kind.deviceNs;
+  }
+  for (const cgc::run::PartitionTime &time : ranked)
+    rankedNs += time.deviceNs;
+  EXPECT_EQ(kindDispatches, session->getStats().numDispatches);
+  EXPECT_EQ(kindNs, rankedNs);
+  EXPECT_NE(text.find("kinds by device time (top 1 of " + std::to_string(kinds.size()) + ")"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(kinds.front().name), std::string::npos) << text;
+}
+
+TEST(SessionProfileKindTest, NamesPatternsAndFallbackLayers) {
+  PartitionInfo partition;
+  partition.name = "p0";
+  SubgraphInfo fused;
+  fused.name = "conv_relu_0";
+  fused.pattern = "conv_relu";
+  fused.layers = {"cgc_op.convolution", "cgc_op.relu"};
+  SubgraphInfo fallback;
+  fallback.name = "transpose_1";
+  fallback.layers = {"cgc_op.transpose"};
+  partition.subgraphs = {fused, fallback, fused};
+  EXPECT_EQ(cgc::run::describeKind(partition), "(transpose) + conv_relu");
+  PartitionInfo other = partition;
+  other.subgraphs = {fallback};
+  std::vector<cgc::run::PartitionTime> ranked = {{0, 2, 300}, {1, 1, 500}, {2, 1, 100}};
+  std::vector<cgc::run::KindTime> kinds =
+      cgc::run::rankKinds({partition, other, partition}, ranked);
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].name, "(transpose)");
+  EXPECT_EQ(kinds[0].deviceNs, 500);
+  EXPECT_EQ(kinds[1].name, "(transpose) + conv_relu");
+  EXPECT_EQ(kinds[1].numDispatches, 3u);
+  EXPECT_EQ(kinds[1].deviceNs, 400);
 }
 
 } // namespace

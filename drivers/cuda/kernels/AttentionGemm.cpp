@@ -11,7 +11,10 @@
 // broadcast operands have stride 0); the innermost merged dimension is
 // cuBLASLt's strided batch and the others a loop of calls (at most
 // kMaxProductCalls). For BERT's and ViT's [B, H, L, E] that is one call
-// over B·H matrices.
+// over B·H matrices; read through the transposes that split the heads out
+// of [B, L, H·E], BERT's take B calls over H matrices (B and H do not
+// merge), ViT's still one. A strided output (AttentionPlan::output) is a
+// third operand of the same batch walk.
 //
 // Q or Kᵀ multiplied by a factor on its way in (torch's exporter scales
 // each by √scale): a one-element factor folds into the first product's
@@ -256,17 +259,32 @@ std::optional<std::string> planGemm(const AttentionPlan &plan, bool float32Score
   if (std::optional<std::string> calls = planBatches(plan.batch, strides, gemm.scores))
     return calls;
 
-  // O = P·V into the output, dense [batch..., queries, value embedding].
+  // O = P·V into the output, [batch..., queries, value embedding] through
+  // the plan's output view (dense without one). cuBLASLt writes row-major
+  // matrices only: a strided output needs contiguous columns, its row
+  // stride the leading dimension.
   ProductInput value;
   value.view = plan.value;
   gemm.output.lhs = *makeStridedMatrix(dtype, plan.queries, plan.keys, gemm.scoreStride, 1);
   strides[0] = strides[2];
   matrixOf(value, plan.keys, plan.valueEmbedding, "value", gemm.output.rhs, strides[1]);
-  gemm.output.output =
-      *makeStridedMatrix(dtype, plan.queries, plan.valueEmbedding, plan.valueEmbedding, 1);
-  strides[2] = denseBatchStrides(plan.batch, plan.queries * plan.valueEmbedding);
   if (refusal)
     return refusal;
+  if (plan.output) {
+    std::optional<StridedMatrix> written =
+        makeStridedMatrix(dtype, plan.queries, plan.valueEmbedding, plan.output->rowStride,
+                          plan.output->columnStride);
+    if (!written || !written->rowMajor)
+      return "the output's layout (row stride " + std::to_string(plan.output->rowStride) +
+             ", column stride " + std::to_string(plan.output->columnStride) +
+             ") is not a row-major matrix cuBLASLt writes";
+    gemm.output.output = *written;
+    strides[2] = plan.output->batchStrides;
+  } else {
+    gemm.output.output =
+        *makeStridedMatrix(dtype, plan.queries, plan.valueEmbedding, plan.valueEmbedding, 1);
+    strides[2] = denseBatchStrides(plan.batch, plan.queries * plan.valueEmbedding);
+  }
   if (std::optional<std::string> calls = planBatches(plan.batch, strides, gemm.output))
     return calls;
 

@@ -7,10 +7,12 @@
 //   P = softmax(steps(S)) one generated kernel, a warp (or block) per row
 //   O = P·V               a second strided-batched cuBLASLt product
 //
-// S and P pass through the kernel's workspace. Anything the plan reads
-// through a view that cuBLASLt cannot express, or batch dimensions that
-// would take too many calls, is refused (getGemmAttentionRefusal) and left
-// to the flash kernel.
+// S and P pass through the kernel's workspace; O is written through the
+// plan's output view (its row stride the leading dimension). Anything the
+// plan reads through a view that cuBLASLt cannot express, an output view
+// whose columns are not contiguous (cuBLASLt writes row-major matrices
+// only), or batch dimensions that would take too many calls, is refused
+// (getGemmAttentionRefusal) and left to the flash kernel.
 //
 //===----------------------------------------------------------------------===//
 

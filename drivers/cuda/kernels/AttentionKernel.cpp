@@ -9,7 +9,10 @@
 // (8 value columns apart per thread) is rescaled by exp(old max - new max)
 // before the tile's weights are added in, and divided by the running sum at
 // the end. Shared memory stays under the 48 KiB a block gets without
-// opting in (43 KiB at head dimensions of 128).
+// opting in (43 KiB at head dimensions of 128). A plan with an output view
+// (a definition that transposes the result back) writes through it, the
+// view passed as the parameter block's last; without one the source is
+// the dense kernel's, unchanged.
 //
 // As on the CPU, a query whose every key is masked out gets NaN (0/0) and
 // an attention over no keys gives 0. With a NaN guard on the probabilities
@@ -23,8 +26,10 @@
 #include "AttentionKernel.h"
 #include "AttentionCodegen.h"
 #include "AttentionGemm.h"
+#include "AttentionTensorCore.h"
 #include "DeviceCode.h"
 #include "FusedSupport.h"
+#include "StridedView.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -57,6 +62,22 @@ AttentionView makeAttentionView(unsigned input, DType dtype, llvm::ArrayRef<int6
   return view;
 }
 
+AttentionView getAttentionOutputView(const AttentionPlan &plan) {
+  if (plan.output)
+    return *plan.output;
+  AttentionView view;
+  view.dtype = plan.dtype;
+  int64_t stride = plan.queries * plan.valueEmbedding;
+  view.batchStrides.resize(plan.batch.size());
+  for (size_t index = plan.batch.size(); index-- > 0;) {
+    view.batchStrides[index] = stride;
+    stride *= plan.batch[index];
+  }
+  view.rowStride = plan.valueEmbedding;
+  view.columnStride = 1;
+  return view;
+}
+
 std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan &plan) {
   if (!isFloat32ComputedDType(plan.dtype))
     return std::string("element type ") + getDTypeName(plan.dtype);
@@ -71,6 +92,34 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
            std::to_string(kMaxAttentionScoreSteps) + ")";
   if ((plan.queries + kQueryTile - 1) / kQueryTile > INT_MAX)
     return std::to_string(plan.queries) + " queries";
+  // Views come from broadcasts, transposes and reshapes, none of which
+  // walks backwards; an output view must give every element its own place.
+  auto hasNegativeStride = [](const AttentionView &view) {
+    return view.rowStride < 0 || view.columnStride < 0 ||
+           llvm::any_of(view.batchStrides, [](int64_t stride) { return stride < 0; });
+  };
+  llvm::SmallVector<const AttentionView *, 8> inputs = {&plan.query.view, &plan.key.view,
+                                                        &plan.value};
+  for (const AttentionOperand *operand : {&plan.query, &plan.key})
+    if (operand->factor)
+      inputs.push_back(&*operand->factor);
+  for (const AttentionScoreStep &step : plan.steps)
+    if (step.operand)
+      inputs.push_back(&*step.operand);
+  if (llvm::any_of(inputs, [&](const AttentionView *view) { return hasNegativeStride(*view); }))
+    return std::string("a tensor read with a negative stride");
+  if (plan.output) {
+    if (plan.output->batchStrides.size() != plan.batch.size())
+      return "an output view of " + std::to_string(plan.output->batchStrides.size()) +
+             " batch dimensions for " + std::to_string(plan.batch.size());
+    if (hasNegativeStride(*plan.output))
+      return std::string("an output written with a negative stride");
+    Shape shape(plan.batch), strides(plan.output->batchStrides);
+    shape.append({plan.queries, plan.valueEmbedding});
+    strides.append({plan.output->rowStride, plan.output->columnStride});
+    if (mayOverlap(shape, strides))
+      return std::string("an output view whose elements overlap");
+  }
   return std::nullopt;
 }
 
@@ -101,6 +150,11 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
   for (const AttentionScoreStep &step : plan.steps)
     stepViews.push_back(step.operand ? std::optional<size_t>(table.add(*step.operand))
                                      : std::nullopt);
+  // A strided output is the last view (its `in` is never read); a dense one
+  // adds nothing, so its source stays as it was.
+  std::optional<size_t> outputView;
+  if (plan.output)
+    outputView = table.add(*plan.output);
   size_t rank = table.getBatchRank(), viewCount = table.size();
   int64_t e = plan.embedding, ev = plan.valueEmbedding;
   // Row strides of the shared tiles are odd, so that the threads of a warp
@@ -249,9 +303,16 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
        << "        }\n"
        << "      }\n";
   os << "    }\n"
-     << "    if (query < p.queries) {\n"
-     << "      const long long at = (batch * p.queries + query) * EV;\n"
-     << "#pragma unroll\n"
+     << "    if (query < p.queries) {\n";
+  if (outputView) {
+    std::string at = std::to_string(*outputView);
+    os << "      const long long at = base[" << at << "] + query * p.views[" << at << "][" << rank
+       << "];\n"
+       << "      const long long columnStride = p.views[" << at << "][" << rank + 1 << "];\n";
+  } else {
+    os << "      const long long at = (batch * p.queries + query) * EV;\n";
+  }
+  os << "#pragma unroll\n"
      << "      for (int j = 0; j < " << valuesPerThread << "; ++j) {\n"
      << "        const int d = lane + 8 * j;\n"
      << "        if (d < EV) {\n"
@@ -263,7 +324,8 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
        << loadValue(plan.inputTypes[input], "in" + std::to_string(input) + "[0]")
        << " * valueSum[j];\n";
   }
-  os << "          out[at + d] = " << storeValue(plan.dtype, "result") << ";\n"
+  os << "          out[at + " << (outputView ? "d * columnStride" : "d")
+     << "] = " << storeValue(plan.dtype, "result") << ";\n"
      << "        }\n"
      << "      }\n"
      << "    }\n"
@@ -297,6 +359,8 @@ static std::vector<int64_t> makeAttentionParams(const AttentionPlan &plan) {
   for (const AttentionScoreStep &step : plan.steps)
     if (step.operand)
       addView(*step.operand);
+  if (plan.output)
+    addView(*plan.output);
   return params;
 }
 
@@ -347,18 +411,28 @@ static llvm::Expected<Kernel> buildFlashKernel(const AttentionPlan &plan,
 //===----------------------------------------------------------------------===//
 
 const char *getAttentionPathName(AttentionPath path) {
-  return path == AttentionPath::Flash ? "flash kernel" : "cuBLASLt GEMMs + softmax";
+  switch (path) {
+  case AttentionPath::Flash:
+    return "flash kernel";
+  case AttentionPath::Gemm:
+    return "cuBLASLt GEMMs + softmax";
+  case AttentionPath::TensorCore:
+    return "tensor-core flash kernel";
+  }
+  return "?";
 }
 
-/// The path CGC_CUDA_ATTENTION forces ("flash" or "gemm"); none for "auto"
-/// or unset: both are built where the GEMM path runs the plan, and the
-/// faster kept.
+/// The path CGC_CUDA_ATTENTION forces ("flash", "tensorcore" or "gemm");
+/// none for "auto" or unset: every path that runs the plan is built and
+/// timed, and the fastest kept.
 static std::optional<AttentionPath> getForcedPath() {
   static const std::optional<AttentionPath> forced = []() -> std::optional<AttentionPath> {
     const char *value = std::getenv("CGC_CUDA_ATTENTION");
     llvm::StringRef name = value ? value : "";
     if (name == "flash")
       return AttentionPath::Flash;
+    if (name == "tensorcore")
+      return AttentionPath::TensorCore;
     if (name == "gemm")
       return AttentionPath::Gemm;
     return std::nullopt;
@@ -366,16 +440,22 @@ static std::optional<AttentionPath> getForcedPath() {
   return forced;
 }
 
+/// The last element of `view` over [batch..., rows, columns], plus one.
+static int64_t getViewReach(const AttentionPlan &plan, const AttentionView &view, int64_t rows,
+                            int64_t columns) {
+  int64_t last = (std::max<int64_t>(rows, 1) - 1) * view.rowStride +
+                 (std::max<int64_t>(columns, 1) - 1) * view.columnStride;
+  for (auto [size, stride] : llvm::zip(plan.batch, view.batchStrides))
+    last += (size - 1) * stride;
+  return last + 1;
+}
+
 /// The bytes of each input (LaunchArgs order) that `plan`'s kernels may
 /// read: zeroed buffers of these sizes time a launch.
 static std::vector<uint64_t> getInputBytes(const AttentionPlan &plan) {
   std::vector<int64_t> elements(plan.inputTypes.size(), 1);
   auto reach = [&](const AttentionView &view, int64_t rows, int64_t columns) {
-    int64_t last = (std::max<int64_t>(rows, 1) - 1) * view.rowStride +
-                   (std::max<int64_t>(columns, 1) - 1) * view.columnStride;
-    for (auto [size, stride] : llvm::zip(plan.batch, view.batchStrides))
-      last += (size - 1) * stride;
-    elements[view.input] = std::max(elements[view.input], last + 1);
+    elements[view.input] = std::max(elements[view.input], getViewReach(plan, view, rows, columns));
   };
   reach(plan.query.view, plan.queries, plan.embedding);
   if (plan.query.factor)
@@ -405,7 +485,7 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
   int64_t batches = getNumElements(plan.batch);
   if (batches == 0 || plan.queries == 0 || plan.valueEmbedding == 0) {
     result.kernel = Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
-    result.gemmRefusal = "the output is empty";
+    result.gemmRefusal = result.tensorCoreRefusal = "the output is empty";
     return result;
   }
   std::optional<AttentionPath> path = options.path ? options.path : getForcedPath();
@@ -413,18 +493,22 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     if (!isVerbose())
       return;
     llvm::errs() << "cgc cuda: " << name << ": runs as " << getAttentionPathName(result.path);
-    if (result.path == AttentionPath::Flash && !result.gemmRefusal.empty())
+    if (!result.tensorCoreRefusal.empty())
+      llvm::errs() << " (tensor-core flash kernel: " << result.tensorCoreRefusal << ")";
+    if (!result.gemmRefusal.empty())
       llvm::errs() << " (GEMM path: " << result.gemmRefusal << ")";
     llvm::errs() << "\n";
   };
 
-  if (path == AttentionPath::Gemm) {
-    // Refusals are errors here (buildGemmAttentionKernel names them).
-    auto gemm = buildGemmAttentionKernel(plan, context, name, op, options.float32Scores);
-    if (!gemm)
-      return gemm.takeError();
-    result.kernel = std::move(*gemm);
-    result.path = AttentionPath::Gemm;
+  if (path == AttentionPath::Gemm || path == AttentionPath::TensorCore) {
+    // Refusals are errors here (the builders name them).
+    auto forced = *path == AttentionPath::Gemm
+                      ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
+                      : buildTensorCoreAttentionKernel(plan, context, name);
+    if (!forced)
+      return forced.takeError();
+    result.kernel = std::move(*forced);
+    result.path = *path;
     report();
     return result;
   }
@@ -438,39 +522,69 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     return result;
   }
 
-  // Both paths, where the GEMM path runs the plan: keep the faster on this
-  // device.
-  std::optional<std::string> refusal = getGemmAttentionRefusal(plan, options.float32Scores);
-  if (!refusal && !context.hasDevice())
-    refusal = "the kernel context has no device";
-  if (refusal) {
-    result.gemmRefusal = std::move(*refusal);
-    report();
-    return result;
-  }
-  auto gemm = buildGemmAttentionKernel(plan, context, name, op, options.float32Scores);
-  if (!gemm) {
-    result.gemmRefusal = llvm::toString(gemm.takeError());
+  // Every path that runs the plan: keep the fastest on this device.
+  struct Candidate {
+    AttentionPath path;
+    std::string *refusal;
+    Kernel kernel;
+  };
+  llvm::SmallVector<Candidate, 3> candidates;
+  auto consider = [&](AttentionPath candidate, std::string &refusalOut,
+                      std::optional<std::string> refusal, auto build) {
+    if (!refusal && !context.hasDevice())
+      refusal = "the kernel context has no device";
+    if (refusal) {
+      refusalOut = std::move(*refusal);
+      return;
+    }
+    llvm::Expected<Kernel> kernel = build();
+    if (!kernel) {
+      refusalOut = llvm::toString(kernel.takeError());
+      return;
+    }
+    candidates.push_back({candidate, &refusalOut, std::move(*kernel)});
+  };
+  consider(AttentionPath::TensorCore, result.tensorCoreRefusal,
+           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()),
+           [&] { return buildTensorCoreAttentionKernel(plan, context, name); });
+  consider(
+      AttentionPath::Gemm, result.gemmRefusal, getGemmAttentionRefusal(plan, options.float32Scores),
+      [&] { return buildGemmAttentionKernel(plan, context, name, op, options.float32Scores); });
+  if (candidates.empty()) {
     report();
     return result;
   }
   std::vector<uint64_t> inputBytes = getInputBytes(plan);
-  uint64_t outputBytes = static_cast<uint64_t>(batches * plan.queries * plan.valueEmbedding) *
+  uint64_t outputBytes = static_cast<uint64_t>(getViewReach(plan, getAttentionOutputView(plan),
+                                                            plan.queries, plan.valueEmbedding)) *
                          getByteWidth(plan.dtype);
-  std::optional<float> flashTime = timeKernelLaunch(result.kernel, inputBytes, {outputBytes});
-  std::optional<float> gemmTime = timeKernelLaunch(*gemm, inputBytes, {outputBytes});
-  if (isVerbose())
-    llvm::errs() << "cgc cuda: " << name << ": " << getAttentionPathName(AttentionPath::Flash)
-                 << " " << (flashTime ? std::to_string(*flashTime) : std::string("?")) << " ms, "
-                 << getAttentionPathName(AttentionPath::Gemm) << " "
-                 << (gemmTime ? std::to_string(*gemmTime) : std::string("?")) << " ms\n";
-  if (flashTime && gemmTime && *gemmTime < *flashTime) {
-    result.kernel = std::move(*gemm);
-    result.path = AttentionPath::Gemm;
-  } else {
-    result.gemmRefusal =
-        flashTime && gemmTime ? "the flash kernel was faster" : "the paths could not be timed";
+  // The fastest of those timed; the flash kernel when none is.
+  std::optional<float> bestTime = timeKernelLaunch(result.kernel, inputBytes, {outputBytes});
+  std::string times = std::string(getAttentionPathName(AttentionPath::Flash)) + " " +
+                      (bestTime ? std::to_string(*bestTime) : std::string("?")) + " ms";
+  Candidate *best = nullptr;
+  llvm::SmallVector<bool, 3> timed;
+  for (Candidate &candidate : candidates) {
+    std::optional<float> time = timeKernelLaunch(candidate.kernel, inputBytes, {outputBytes});
+    times += std::string(", ") + getAttentionPathName(candidate.path) + " " +
+             (time ? std::to_string(*time) : std::string("?")) + " ms";
+    timed.push_back(time.has_value());
+    if (time && (!bestTime || *time < *bestTime)) {
+      bestTime = time;
+      best = &candidate;
+    }
   }
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: " << name << ": " << times << "\n";
+  if (best) {
+    result.kernel = std::move(best->kernel);
+    result.path = best->path;
+  }
+  for (auto [candidate, wasTimed] : llvm::zip(candidates, timed))
+    if (&candidate != best)
+      *candidate.refusal =
+          wasTimed ? std::string("the ") + getAttentionPathName(result.path) + " was faster"
+                   : std::string("the paths could not be timed");
   report();
   return result;
 }

@@ -14,14 +14,18 @@
 // dimensions, so broadcast operands, Kᵀ given transposed or not, and masks
 // of any broadcast shape need no copies.
 //
-// A plan also runs a second way (AttentionGemm.h): Q·Kᵀ and P·V as
-// strided-batched cuBLASLt products (tensor cores for float16 and
-// bfloat16) around a generated softmax kernel, the scores passing through
-// the workspace. Neither way need win everywhere (the flash kernel keeps
-// the scores on chip in one launch; the products use tensor cores but pass
-// the scores through memory), so where both run a plan, each is timed once
-// when it is built and the faster kept; CGC_CUDA_ATTENTION=flash|gemm
-// forces one, and CGC_CUDA_VERBOSE=1 reports the choice and the times.
+// A plan also runs two other ways. For float16 and bfloat16 at head
+// dimensions that are multiples of 16 (up to 64), the tensor-core flash
+// kernel (AttentionTensorCore.h) is the same algorithm with both products
+// on tensor cores (mma.sync), the scores still on chip. And Q·Kᵀ and P·V
+// run as strided-batched cuBLASLt products (AttentionGemm.h) around a
+// generated softmax kernel, the scores passing through the workspace.
+// None need win everywhere (the scalar flash kernel takes every plan, the
+// products leave the scores in memory but take any head dimension on
+// tensor cores), so where more than one runs a plan on a device, each is
+// timed once when it is built and the fastest kept;
+// CGC_CUDA_ATTENTION=flash|tensorcore|gemm forces one, and
+// CGC_CUDA_VERBOSE=1 reports the choice and the times.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,7 +118,16 @@ struct AttentionPlan {
   /// probability is NaN when every key of its query is masked out (-inf),
   /// so such a query gets r·Σ v instead of NaN.
   std::optional<unsigned> nanReplacementInput;
+  /// Where the output's element (batch..., query, column) goes, as strides
+  /// over [batch..., queries, valueEmbedding] (the view's `input` and
+  /// `dtype` are unused): a definition that transposes attention's result
+  /// (back to [batch, sequence, heads, embedding]) writes it there
+  /// directly. None: dense.
+  std::optional<AttentionView> output;
 };
+
+/// `plan.output`, or the dense view of [batch..., queries, valueEmbedding].
+AttentionView getAttentionOutputView(const AttentionPlan &plan);
 
 /// What of `plan` the kernel does not implement ("head dimension 256
 /// (more than 128)"), or nothing.
@@ -124,26 +137,30 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
 std::string generateAttentionSource(const AttentionPlan &plan);
 
 //===----------------------------------------------------------------------===//
-// Two ways to run a plan
+// Three ways to run a plan
 //===----------------------------------------------------------------------===//
 
 /// How an AttentionPlan runs.
 enum class AttentionPath {
-  /// The generated flash-attention kernel (this file).
+  /// The generated flash-attention kernel, float32 arithmetic (this file).
   Flash,
   /// Two strided-batched cuBLASLt products around a generated softmax
   /// kernel (AttentionGemm.h).
   Gemm,
+  /// The generated flash-attention kernel on tensor cores, float16 and
+  /// bfloat16 (AttentionTensorCore.h).
+  TensorCore,
 };
 
-/// "flash kernel" or "cuBLASLt GEMMs + softmax".
+/// "flash kernel", "cuBLASLt GEMMs + softmax" or "tensor-core flash
+/// kernel".
 const char *getAttentionPathName(AttentionPath path);
 
 /// What a build of a plan may be told.
 struct AttentionBuildOptions {
-  /// The path to build. None: the one CGC_CUDA_ATTENTION (flash|gemm)
-  /// forces, else both where the GEMM path runs the plan, each timed once
-  /// and the faster kept.
+  /// The path to build. None: the one CGC_CUDA_ATTENTION
+  /// (flash|tensorcore|gemm) forces, else every path that runs the plan on
+  /// the device, each timed once and the fastest kept.
   std::optional<AttentionPath> path;
   /// GEMM path: keep the scores in float32 for float16 and bfloat16 too
   /// (by default a fused definition's are stored in the element type, as
@@ -156,17 +173,20 @@ struct AttentionBuildOptions {
 struct AttentionPlanKernel {
   Kernel kernel;
   AttentionPath path = AttentionPath::Flash;
-  /// On the flash path: why the GEMM path does not run the plan, or that
-  /// it was slower; empty when the flash path was asked for.
+  /// When the build chose another path: why the GEMM path does not run the
+  /// plan, or that it was slower; empty when a path was asked for.
   std::string gemmRefusal;
+  /// The same of the tensor-core flash kernel.
+  std::string tensorCoreRefusal;
 };
 
 /// Builds `plan` (which must be implemented) as `options` ask. A forced
-/// GEMM path that does not run the plan is an error; without a device
-/// (compile-only context) the choice is the flash kernel. Errors and
-/// launch failures start with `name` ("cgc_op.scaled_dot_product_attention",
-/// "@attention_0: fused attention"); `op` is the layer that library errors
-/// name (the op itself, or the fused definition's Q·Kᵀ matmul).
+/// GEMM or tensor-core path that does not run the plan is an error;
+/// without a device (compile-only context) the choice is the flash kernel
+/// (the others cannot be timed). Errors and launch failures start with
+/// `name` ("cgc_op.scaled_dot_product_attention", "@attention_0: fused
+/// attention"); `op` is the layer that library errors name (the op itself,
+/// or the fused definition's Q·Kᵀ matmul).
 llvm::Expected<AttentionPlanKernel>
 buildAttentionPlanKernel(const AttentionPlan &plan, KernelContext::Impl &context,
                          llvm::StringRef name, mlir::Operation *op,

@@ -5,12 +5,15 @@
 // and expand are one strided gather (ElementwiseCodegen.h: permuted,
 // stepped or zero strides); concat and split copy 2-D blocks
 // (cudaMemcpy2DAsync: one row per index before the axis); gather and pad
-// have their own generated kernels.
+// have their own generated kernels, except that a gather of a single index
+// is a strided copy whose start the index (read on the device) moves
+// (StridedCopy.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCode.h"
 #include "ElementwiseCodegen.h"
+#include "StridedCopy.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -179,6 +182,20 @@ static llvm::Expected<Kernel> buildGather(GatherOp gather, KernelContext::Impl &
   int64_t count = output.getNumElements();
   if (count == 0)
     return makeEmptyKernel();
+  if (indexCount == 1) {
+    // out[o..., j...] = data[o..., index, j...]: the copy of the slice at
+    // index 0, moved by the index times the axis's stride.
+    Shape dataStrides = getStrides(data.shape);
+    StridedCopySpec copy;
+    copy.dtype = data.dtype;
+    copy.outputShape = output.shape;
+    copy.strides.append(dataStrides.begin(), dataStrides.begin() + axis);
+    copy.strides.append(indices.shape.size(), 0);
+    copy.strides.append(dataStrides.begin() + axis + 1, dataStrides.end());
+    copy.index = DeviceIndexedStart{indices.dtype, axisSize, dataStrides[axis]};
+    if (auto kernel = buildSpecializedStridedCopy(gather, context, copy))
+      return std::move(*kernel);
+  }
   std::string bits = getBitsType(data.dtype);
   std::string source = getDevicePreamble();
   source += "extern \"C\" __global__ void __launch_bounds__(256) cgc_gather(const " + bits +

@@ -5,11 +5,17 @@
 // operand's offset. Indices are 32-bit when every offset fits, which keeps
 // the divisions cheap.
 //
+// A spec that only copies one operand's bits (transpose, slice, expand,
+// broadcast copies) goes to StridedCopy.h first: its contiguous-run and
+// tiled kernels move vectors or tiles instead of single elements, and this
+// kernel runs only for the loop nests they do not cover.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ElementwiseCodegen.h"
 
 #include "DeviceCode.h"
+#include "StridedCopy.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -49,6 +55,21 @@ MergedLoops mergeStridedLoops(llvm::ArrayRef<int64_t> outputShape,
       loops.strides[operand].push_back(operands[operand].strides[dim]);
   }
   return loops;
+}
+
+/// The copy `spec` is when it only moves one operand's bits to one output
+/// of the same width.
+static std::optional<StridedCopySpec> getPlainCopy(const StridedKernelSpec &spec) {
+  if (spec.operands.size() != 1 || !spec.operands[0].raw || !spec.rawOutput ||
+      spec.expression != "x0" || !spec.statements.empty() || !spec.moreOutputs.empty() ||
+      getByteWidth(spec.operands[0].dtype) != getByteWidth(spec.outputType))
+    return std::nullopt;
+  StridedCopySpec copy;
+  copy.dtype = spec.outputType;
+  copy.outputShape = spec.outputShape;
+  copy.strides = spec.operands[0].strides;
+  copy.start = spec.operands[0].start;
+  return copy;
 }
 
 static MergedLoops mergeLoops(const StridedKernelSpec &spec) {
@@ -138,6 +159,10 @@ llvm::Expected<Kernel> buildStridedKernel(mlir::Operation *op, KernelContext::Im
   int64_t count = getNumElements(spec.outputShape);
   if (count == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+  if (std::optional<StridedCopySpec> copy = getPlainCopy(spec))
+    if (std::optional<llvm::Expected<Kernel>> kernel =
+            buildSpecializedStridedCopy(op, context, *copy))
+      return std::move(*kernel);
   MergedLoops loops = mergeLoops(spec);
   size_t rank = loops.sizes.size();
   size_t arrayRank = std::max<size_t>(rank, 1);

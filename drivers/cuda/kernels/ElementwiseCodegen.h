@@ -63,7 +63,9 @@ struct StridedKernelSpec {
 
 /// Builds the kernel; inputs of a launch are the operands in order, the
 /// outputs outputs[0] (and outputs[1], ... for `moreOutputs`). An output may
-/// alias an operand read at the same index (in-place bias addition).
+/// alias an operand read at the same index (in-place bias addition). A spec
+/// that only copies one raw operand may get a vectorized or tiled kernel
+/// instead (StridedCopy.h).
 llvm::Expected<Kernel> buildStridedKernel(mlir::Operation *op, KernelContext::Impl &context,
                                           const StridedKernelSpec &spec);
 

@@ -19,15 +19,29 @@
 // whose result is not matmul(softmax(...), ...) is not this family's; one
 // that is, but has a detail the kernel lacks, is an error naming it.
 //
+// Exporters split the heads out of [batch, sequence, heads · E] with a
+// reshape and a transpose before attention and merge them back after it
+// (BERT: transpose[0,2,1,3](reshape(x)); ViT: reshape(transpose(reshape(x))),
+// the result through transpose[2,0,1,3] and a reshape). Those layers only
+// move elements, so the kernel does them itself: chains of cgc_op.transpose
+// and cgc_op.reshape from a definition argument to a matmul operand (or to
+// a scaling mul's operand, or a score layer's) compose into the operand's
+// view (StridedView.h), and a chain from the last matmul to the result
+// into the plan's output view, where each element of attention's result is
+// written. A reshape that strides cannot express is an error naming it.
+//
 //===----------------------------------------------------------------------===//
 
-#include "AttentionKernel.h"
+#include "FusedAttention.h"
 #include "FusedSupport.h"
+#include "StridedView.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 namespace cgc::cuda {
 
@@ -36,6 +50,67 @@ using namespace cgc::op;
 namespace {
 
 constexpr const char *kFamily = "attention";
+
+/// A definition argument and the cgc_op.transpose and cgc_op.reshape
+/// layers that lead from it to a value, in order (none: the argument).
+struct ArgumentChain {
+  mlir::BlockArgument argument;
+  llvm::SmallVector<mlir::Operation *, 4> layers;
+};
+
+/// The permutation `transpose` applies (by default it reverses the
+/// dimensions).
+llvm::SmallVector<int64_t, 6> getPermutation(TransposeOp transpose) {
+  llvm::SmallVector<int64_t, 6> permutation(transpose.getPermutation());
+  if (permutation.empty())
+    for (int64_t dim = llvm::cast<TensorType>(transpose.getInput().getType()).getRank() - 1;
+         dim >= 0; --dim)
+      permutation.push_back(dim);
+  return permutation;
+}
+
+/// The shape of `value` (a cgc tensor).
+llvm::ArrayRef<int64_t> getShape(mlir::Value value) {
+  return llvm::cast<TensorType>(value.getType()).getShape();
+}
+
+/// `layers` (transposes and reshapes) as StridedView.h's layers.
+llvm::SmallVector<ViewLayer, 4> toViewLayers(llvm::ArrayRef<mlir::Operation *> layers) {
+  llvm::SmallVector<ViewLayer, 4> viewLayers;
+  for (mlir::Operation *layer : layers) {
+    if (auto transpose = llvm::dyn_cast<TransposeOp>(layer))
+      viewLayers.push_back(ViewLayer::transpose(getPermutation(transpose)));
+    else
+      viewLayers.push_back(ViewLayer::reshape(getShape(layer->getResult(0))));
+  }
+  return viewLayers;
+}
+
+/// "2x3x5x8".
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string text;
+  for (auto [index, size] : llvm::enumerate(shape))
+    text += (index ? "x" : "") + std::to_string(size);
+  return text.empty() ? "a scalar" : text;
+}
+
+/// "cgc_op.reshape of 2x3x5x8 to 2x15x8".
+std::string describeReshape(mlir::Operation *reshape) {
+  return (reshape->getName().getStringRef() + " of " +
+          formatShape(getShape(reshape->getOperand(0))) + " to " +
+          formatShape(getShape(reshape->getResult(0))))
+      .str();
+}
+
+/// Whether `view` walks `view.shape` densely (strides of size-1
+/// dimensions do not count).
+bool isDense(const StridedView &view) {
+  StridedView dense = StridedView::dense(view.shape);
+  for (auto [size, stride, denseStride] : llvm::zip(view.shape, view.strides, dense.strides))
+    if (size != 1 && stride != denseStride)
+      return false;
+  return true;
+}
 
 /// Reads one definition into an AttentionPlan.
 class AttentionReader {
@@ -61,19 +136,25 @@ private:
     auto argument = llvm::dyn_cast<mlir::BlockArgument>(value);
     return argument && argument.getOwner() == &definition.getBody().front() ? argument : nullptr;
   }
-  /// The shape of `value` (a cgc tensor).
-  static llvm::ArrayRef<int64_t> getShape(mlir::Value value) {
-    return llvm::cast<TensorType>(value.getType()).getShape();
-  }
-  /// The view of definition argument `argument` over `targetShape`.
-  llvm::Expected<AttentionView> makeView(mlir::BlockArgument argument,
-                                         llvm::ArrayRef<int64_t> targetShape);
-  /// A matmul operand: a definition argument or the product of two.
+  /// The definition argument `value` is, seen through transposes and
+  /// reshapes, or std::nullopt.
+  std::optional<ArgumentChain> traceArgument(mlir::Value value);
+  /// The view over `targetShape` of `chain` (its argument seen through its
+  /// layers, which become covered); `role` ("query") names it in errors.
+  llvm::Expected<AttentionView> makeView(const ArgumentChain &chain,
+                                         llvm::ArrayRef<int64_t> targetShape,
+                                         llvm::StringRef role);
+  /// A matmul operand: a definition argument or the product of two, each
+  /// possibly through transposes and reshapes.
   llvm::Expected<AttentionOperand> readMatrixOperand(mlir::Value value, const char *role,
                                                      llvm::ArrayRef<int64_t> targetShape);
   /// The score layers between the product and the softmax; sets `scores`
   /// to the matmul computing the product.
   llvm::Error readScoreSteps(mlir::Value softmaxInput, llvm::ArrayRef<int64_t> targetShape);
+  /// Sets plan.output to where `layers` (from the last matmul, of
+  /// `attentionShape`, to the result) put each element of the attention.
+  llvm::Error readOutputLayers(llvm::ArrayRef<mlir::Operation *> layers,
+                               llvm::ArrayRef<int64_t> attentionShape);
 
   FunctionalDefinitionOp definition;
   AttentionPlan plan;
@@ -82,8 +163,23 @@ private:
   llvm::SmallPtrSet<mlir::Operation *, 8> covered;
 };
 
-llvm::Expected<AttentionView> AttentionReader::makeView(mlir::BlockArgument argument,
-                                                        llvm::ArrayRef<int64_t> targetShape) {
+std::optional<ArgumentChain> AttentionReader::traceArgument(mlir::Value value) {
+  ArgumentChain chain;
+  while (!(chain.argument = getArgument(value))) {
+    mlir::Operation *layer = value.getDefiningOp();
+    if (!layer || !llvm::isa<TransposeOp, ReshapeOp>(layer))
+      return std::nullopt;
+    chain.layers.push_back(layer);
+    value = layer->getOperand(0);
+  }
+  std::reverse(chain.layers.begin(), chain.layers.end());
+  return chain;
+}
+
+llvm::Expected<AttentionView> AttentionReader::makeView(const ArgumentChain &chain,
+                                                        llvm::ArrayRef<int64_t> targetShape,
+                                                        llvm::StringRef role) {
+  mlir::BlockArgument argument = chain.argument;
   auto type = llvm::cast<TensorType>(argument.getType());
   std::optional<DType> dtype = toDType(type.getElementType());
   if (!dtype || *dtype != plan.dtype) {
@@ -94,34 +190,54 @@ llvm::Expected<AttentionView> AttentionReader::makeView(mlir::BlockArgument argu
                 " next to " + getDTypeName(plan.dtype) + " tensors" +
                 " is not implemented on the CUDA driver");
   }
-  if (type.getRank() > static_cast<int64_t>(targetShape.size()))
+  size_t failed = 0;
+  std::optional<StridedView> view =
+      composeViews(StridedView::dense(type.getShape()), toViewLayers(chain.layers), &failed);
+  if (!view)
+    return unimplemented("reading the " + role + " through " +
+                         describeReshape(chain.layers[failed]) +
+                         ", which merges dimensions that are not contiguous in memory,");
+  if (view->shape.size() > targetShape.size())
     return fail("argument " + llvm::Twine(argument.getArgNumber()) +
                 " has more dimensions than the attention");
-  return makeAttentionView(argument.getArgNumber(), *dtype, type.getShape(), targetShape);
+  std::optional<llvm::SmallVector<int64_t, 6>> strides = broadcastView(*view, targetShape);
+  if (!strides)
+    return fail("the " + role + " does not broadcast to the attention");
+  covered.insert(chain.layers.begin(), chain.layers.end());
+  AttentionView result;
+  result.input = argument.getArgNumber();
+  result.dtype = *dtype;
+  result.batchStrides.assign(strides->begin(), strides->end() - 2);
+  result.rowStride = strides->end()[-2];
+  result.columnStride = strides->back();
+  return result;
 }
 
 llvm::Expected<AttentionOperand>
 AttentionReader::readMatrixOperand(mlir::Value value, const char *role,
                                    llvm::ArrayRef<int64_t> targetShape) {
   AttentionOperand operand;
-  if (mlir::BlockArgument argument = getArgument(value)) {
-    auto view = makeView(argument, targetShape);
+  if (std::optional<ArgumentChain> chain = traceArgument(value)) {
+    auto view = makeView(*chain, targetShape, role);
     if (!view)
       return view.takeError();
     operand.view = *view;
     return operand;
   }
   auto mul = value.getDefiningOp<MulOp>();
-  mlir::BlockArgument lhs = mul ? getArgument(mul.getLhs()) : nullptr;
-  mlir::BlockArgument rhs = mul ? getArgument(mul.getRhs()) : nullptr;
+  std::optional<ArgumentChain> lhs, rhs;
+  if (mul) {
+    lhs = traceArgument(mul.getLhs());
+    rhs = traceArgument(mul.getRhs());
+  }
   if (!lhs || !rhs)
     return unimplemented(llvm::Twine("a ") + role +
                          " that is neither an argument nor the product of two");
   covered.insert(mul);
-  auto view = makeView(lhs, targetShape);
+  auto view = makeView(*lhs, targetShape, role);
   if (!view)
     return view.takeError();
-  auto factor = makeView(rhs, targetShape);
+  auto factor = makeView(*rhs, targetShape, role);
   if (!factor)
     return factor.takeError();
   operand.view = *view;
@@ -158,19 +274,22 @@ llvm::Error AttentionReader::readScoreSteps(mlir::Value softmaxInput,
       return unimplemented(layer->getName().getStringRef() +
                            " broadcasting the scores to another shape");
     mlir::Value lhs = layer->getOperand(0), rhs = layer->getOperand(1);
+    // The scores never trace back to an argument (they come from the matmul).
+    std::optional<ArgumentChain> lhsChain = traceArgument(lhs), rhsChain = traceArgument(rhs);
     mlir::Value previous;
+    std::string role = (layer->getName().getStringRef() + "'s operand").str();
     if (lhs == rhs) {
       previous = lhs;
-    } else if (mlir::BlockArgument argument = getArgument(rhs); argument && !getArgument(lhs)) {
+    } else if (rhsChain && !lhsChain) {
       previous = lhs;
-      auto view = makeView(argument, targetShape);
+      auto view = makeView(*rhsChain, targetShape, role);
       if (!view)
         return view.takeError();
       step.operand = *view;
-    } else if (mlir::BlockArgument argument = getArgument(lhs); argument && !getArgument(rhs)) {
+    } else if (lhsChain && !rhsChain) {
       previous = rhs;
       step.scoreIsLhs = false;
-      auto view = makeView(argument, targetShape);
+      auto view = makeView(*lhsChain, targetShape, role);
       if (!view)
         return view.takeError();
       step.operand = *view;
@@ -188,6 +307,30 @@ llvm::Error AttentionReader::readScoreSteps(mlir::Value softmaxInput,
   return llvm::Error::success();
 }
 
+llvm::Error AttentionReader::readOutputLayers(llvm::ArrayRef<mlir::Operation *> layers,
+                                              llvm::ArrayRef<int64_t> attentionShape) {
+  covered.insert(layers.begin(), layers.end());
+  if (layers.empty())
+    return llvm::Error::success();
+  size_t failed = 0;
+  std::optional<StridedView> placed =
+      composeInverseViews(attentionShape, toViewLayers(layers), &failed);
+  if (!placed)
+    return unimplemented("writing the result through " + describeReshape(layers[failed]) +
+                         ", whose dimensions later layers do not keep contiguous,");
+  // Reshapes alone (merging [B, H] into B·H, say) leave the result dense:
+  // the plan stays as it was without them.
+  if (isDense(*placed))
+    return llvm::Error::success();
+  AttentionView output;
+  output.dtype = plan.dtype;
+  output.batchStrides.assign(placed->strides.begin(), placed->strides.end() - 2);
+  output.rowStride = placed->strides.end()[-2];
+  output.columnStride = placed->strides.back();
+  plan.output = std::move(output);
+  return llvm::Error::success();
+}
+
 std::optional<llvm::Expected<AttentionPlan>> AttentionReader::read() {
   using Result = std::optional<llvm::Expected<AttentionPlan>>;
   if (definition.getBody().empty())
@@ -196,7 +339,18 @@ std::optional<llvm::Expected<AttentionPlan>> AttentionReader::read() {
   mlir::Operation *terminator = body.getTerminator();
   if (!terminator || terminator->getNumOperands() != 1)
     return std::nullopt;
-  auto output = terminator->getOperand(0).getDefiningOp<MatmulOp>();
+  // Transposes and reshapes between the last matmul and the result (the
+  // heads merged back), in order.
+  llvm::SmallVector<mlir::Operation *, 4> outputLayers;
+  mlir::Value attentionResult = terminator->getOperand(0);
+  while (mlir::Operation *layer = attentionResult.getDefiningOp()) {
+    if (!llvm::isa<TransposeOp, ReshapeOp>(layer))
+      break;
+    outputLayers.push_back(layer);
+    attentionResult = layer->getOperand(0);
+  }
+  std::reverse(outputLayers.begin(), outputLayers.end());
+  auto output = attentionResult.getDefiningOp<MatmulOp>();
   if (!output)
     return std::nullopt;
   // torch's exporter guards the probabilities: where(p != p, r, p).
@@ -260,10 +414,13 @@ std::optional<llvm::Expected<AttentionPlan>> AttentionReader::read() {
     return shape;
   };
 
-  mlir::BlockArgument valueArgument = getArgument(output.getRhs());
-  if (!valueArgument)
+  if (llvm::Error error = readOutputLayers(outputLayers, outputShape))
+    return Result(std::move(error));
+
+  std::optional<ArgumentChain> valueChain = traceArgument(output.getRhs());
+  if (!valueChain)
     return Result(unimplemented("a value that is not a definition argument"));
-  auto value = makeView(valueArgument, target(plan.keys, plan.valueEmbedding));
+  auto value = makeView(*valueChain, target(plan.keys, plan.valueEmbedding), "value");
   if (!value)
     return Result(value.takeError());
   plan.value = *value;
@@ -295,7 +452,7 @@ std::optional<llvm::Expected<AttentionPlan>> AttentionReader::read() {
 }
 
 std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
-  std::optional<llvm::Expected<AttentionPlan>> plan = AttentionReader(definition).read();
+  std::optional<llvm::Expected<AttentionPlan>> plan = readFusedAttention(definition);
   if (!plan)
     return std::nullopt;
   if (!*plan)
@@ -315,6 +472,10 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
 }
 
 } // namespace
+
+std::optional<llvm::Expected<AttentionPlan>> readFusedAttention(FunctionalDefinitionOp definition) {
+  return AttentionReader(definition).read();
+}
 
 std::optional<llvm::Expected<AttentionPlanKernel>>
 buildFusedAttention(FunctionalDefinitionOp definition, KernelContext::Impl &context,

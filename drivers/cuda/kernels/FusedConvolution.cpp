@@ -1,16 +1,7 @@
 //===- FusedConvolution.cpp - convolution and its epilogue as one kernel --===//
 //
-// Recognition follows the patterns (patterns/convolution.mlir). In
-// conv_bias_activation's form the definition's first layer is a convolution
-// of definition arguments; in conv_nhwc_bias_activation's (the compiler's
-// channels-last form) transposes of two arguments, NHWC to NCHW and OHWI to
-// OIHW, feed the convolution and one transpose, NCHW to NHWC, takes its
-// result. Then each layer is elementwise, takes the previous value (whose
-// only user it is) and at most one other definition argument that
-// broadcasts to the chain's value; the definition returns the last value.
-// Any other shape belongs to another family (std::nullopt); a chain layer
-// the kernel lacks, transposes other than the channels-last form's, or a
-// convolution the CUDA driver cannot run, is an error.
+// The definition is read as ConvolutionChain.cpp does: a convolution,
+// NCHW or in the compiler's channels-last form, then an elementwise chain.
 //
 // The channels-last form runs without its transposes: they only say how
 // the arguments and the result lie in memory, which is what cuDNN's
@@ -29,21 +20,24 @@
 // timed once per geometry) stores its result in the output, and one
 // generated kernel reads it back, applies the bias and the chain (each
 // layer by its layer kernel's own expression) over the output as it lies in
-// memory, and writes the output in place.
+// memory, and writes the output in place. A channels-last depthwise
+// convolution also has the generated depthwise kernel
+// (DepthwiseConvolution.cpp), which applies the same chain code to its
+// float32 sums before its only store.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FusedConvolution.h"
 
+#include "ConvolutionChain.h"
 #include "CudnnConvolution.h"
 #include "CudnnGraph.h"
+#include "DepthwiseConvolution.h"
 #include "ElementwiseCodegen.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
-#include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -56,426 +50,44 @@
 namespace cgc::cuda {
 
 namespace {
-constexpr const char *kFamily = "convolution";
 /// The byte alignment the cuDNN graph is promised for every tensor (memory
 /// planning aligns buffers to 64 bytes unless told otherwise; launches
 /// check it).
 constexpr int64_t kGraphAlignment = 16;
-
-/// What one chain layer computes.
-enum class StepKind {
-  Add,
-  Mul,
-  Relu,
-  LeakyRelu,
-  Clip,
-  Sigmoid,
-  Tanh,
-  Gelu,
-  GeluTanh,
-  HardSigmoid,
-  HardSwish,
-};
-
-/// One layer of the chain after the convolution.
-struct ChainStep {
-  mlir::Operation *op = nullptr;
-  StepKind kind = StepKind::Relu;
-  /// leaky_relu: alpha; clip: alpha = min, beta = max; hard_sigmoid: alpha,
-  /// beta.
-  double alpha = 0.0, beta = 0.0;
-  /// add and mul: the definition argument of the other operand, or none
-  /// when both operands are the chain's value.
-  std::optional<unsigned> argument;
-  /// add and mul: whether the chain's value is the first operand.
-  bool valueFirst = true;
-  bool isBinary() const { return kind == StepKind::Add || kind == StepKind::Mul; }
-};
-
-/// A definition the family implements.
-struct FusedShape {
-  op::ConvolutionOp conv;
-  /// Definition arguments of the convolution's input and weight (before
-  /// their transposes in the channels-last form) and bias.
-  unsigned input = 0, weight = 0;
-  std::optional<unsigned> bias;
-  std::vector<ChainStep> steps;
-  /// The convolution in cuDNN's terms; in the channels-last form its input
-  /// and output shapes are the NHWC ones of the definition's input and
-  /// result.
-  CudnnConvolutionPlan plan;
-  /// The channels-last form: input NHWC, weight KRSC, result and chain NHWC
-  /// in memory.
-  bool channelsLast = false;
-};
-
-/// The permutations of the channels-last form.
-constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
-constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// Recognition
-//===----------------------------------------------------------------------===//
-
-/// The step of chain layer `op`, or std::nullopt when the kernel lacks it.
-static std::optional<ChainStep> getStep(mlir::Operation *op) {
-  ChainStep step;
-  step.op = op;
-  auto is = [&](StepKind kind, double alpha = 0.0, double beta = 0.0) {
-    step.kind = kind;
-    step.alpha = alpha;
-    step.beta = beta;
-    return std::optional<ChainStep>(step);
-  };
-  using R = std::optional<ChainStep>;
-  return llvm::TypeSwitch<mlir::Operation *, R>(op)
-      .Case([&](op::AddOp) { return is(StepKind::Add); })
-      .Case([&](op::MulOp) { return is(StepKind::Mul); })
-      .Case([&](op::ReluOp) { return is(StepKind::Relu); })
-      .Case([&](op::LeakyReluOp leaky) {
-        return is(StepKind::LeakyRelu, leaky.getAlpha().convertToDouble());
-      })
-      .Case([&](op::ClipOp clip) {
-        return is(StepKind::Clip, clip.getMin() ? clip.getMin()->convertToDouble() : -INFINITY,
-                  clip.getMax() ? clip.getMax()->convertToDouble() : INFINITY);
-      })
-      .Case([&](op::SigmoidOp) { return is(StepKind::Sigmoid); })
-      .Case([&](op::TanhOp) { return is(StepKind::Tanh); })
-      .Case([&](op::GeluOp gelu) -> R {
-        if (gelu.getApproximate() == "none")
-          return is(StepKind::Gelu);
-        if (gelu.getApproximate() == "tanh")
-          return is(StepKind::GeluTanh);
-        return std::nullopt;
-      })
-      .Case([&](op::HardSigmoidOp hard) {
-        return is(StepKind::HardSigmoid, hard.getAlpha().convertToDouble(),
-                  hard.getBeta().convertToDouble());
-      })
-      .Case([&](op::HardSwishOp) { return is(StepKind::HardSwish); })
-      .Default([](mlir::Operation *) -> R { return std::nullopt; });
-}
-
-/// Whether a tensor of shape `from` broadcasts (numpy rules) to `to`
-/// without changing it.
-static bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  for (auto [fromSize, toSize] : llvm::zip(llvm::reverse(from), llvm::reverse(to)))
-    if (fromSize != 1 && fromSize != toSize)
-      return false;
-  return true;
-}
-
-/// `error` as an error of the fused kernel of `definition`.
-static llvm::Error inDefinition(FunctionalDefinitionOp definition, llvm::Error error) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "@" + definition.getSymName() + ": fused " + kFamily + ": " +
-                                     llvm::toString(std::move(error)));
-}
-
-/// "[a, b, ...]" for messages.
-static std::string formatList(llvm::ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (auto [index, value] : llvm::enumerate(values))
-    text += (index ? ", " : "") + std::to_string(value);
-  return text + "]";
-}
-
-/// The permutation `transpose` applies (by default it reverses the
-/// dimensions).
-static llvm::SmallVector<int64_t, 4> getPermutation(op::TransposeOp transpose) {
-  llvm::SmallVector<int64_t, 4> permutation(transpose.getPermutation());
-  if (permutation.empty()) {
-    int64_t rank = llvm::cast<TensorType>(transpose.getInput().getType()).getRank();
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
-  }
-  return permutation;
-}
-
-/// Whether `value` is used, and only by `user` (possibly at several
-/// operands).
-static bool isUsedOnlyBy(mlir::Value value, mlir::Operation *user) {
-  return !value.use_empty() &&
-         llvm::all_of(value.getUsers(), [&](mlir::Operation *op) { return op == user; });
-}
-
-/// The transposes of the channels-last form around a convolution, each
-/// null when the definition lacks it.
-struct ChannelsLastTransposes {
-  op::TransposeOp input, weight, output;
-};
-
-/// What keeps `transposes` (around `conv`, at least one of them present)
-/// from being the channels-last form the kernel implements: all three
-/// transposes, with exactly the permutations NHWC → NCHW (input), OHWI →
-/// OIHW (weight) and NCHW → NHWC (result), around a 2-D convolution.
-static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
-                                                    const ChannelsLastTransposes &transposes) {
-  const std::string prefix = "channels-last form: ";
-  int64_t rank = llvm::cast<TensorType>(conv.getInput().getType()).getRank();
-  if (rank != 4)
-    return prefix + "a convolution of rank " + std::to_string(rank) +
-           " is not implemented on the CUDA driver (only 2-D convolutions, rank 4)";
-  struct Expected {
-    op::TransposeOp transpose;
-    const char *what;
-    llvm::ArrayRef<int64_t> permutation;
-    const char *meaning;
-  };
-  const Expected expected[] = {
-      {transposes.input, "the input", kNhwcToNchw, "NHWC to NCHW"},
-      {transposes.weight, "the weight", kNhwcToNchw, "OHWI to OIHW"},
-      {transposes.output, "the result", kNchwToNhwc, "NCHW to NHWC"},
-  };
-  for (const Expected &wanted : expected) {
-    if (!wanted.transpose)
-      return prefix + wanted.what + " is not transposed (" + wanted.meaning +
-             "): the CUDA driver implements the form that transposes the input, the weight "
-             "and the result";
-    llvm::SmallVector<int64_t, 4> permutation = getPermutation(wanted.transpose);
-    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
-      return prefix + wanted.what + "'s transpose with permutation " + formatList(permutation) +
-             " is not implemented on the CUDA driver (only " + formatList(wanted.permutation) +
-             ", " + wanted.meaning + ")";
-  }
-  return std::nullopt;
-}
-
-/// The family's reading of `definition`: std::nullopt when it is not a
-/// convolution (in either form) followed by an elementwise chain, an error
-/// when it is but the kernel lacks something.
-static std::optional<llvm::Expected<FusedShape>> analyze(FunctionalDefinitionOp definition) {
-  llvm::SmallVector<mlir::Operation *, 8> layers = getDefinitionLayers(definition);
-  // The convolution comes first, or after the transposes of its operands
-  // (the channels-last form).
-  size_t convIndex = 0;
-  while (convIndex < layers.size() && convIndex < 2 &&
-         llvm::isa<op::TransposeOp>(layers[convIndex]))
-    ++convIndex;
-  if (convIndex == layers.size())
-    return std::nullopt;
-  auto conv = llvm::dyn_cast<op::ConvolutionOp>(layers[convIndex]);
-  if (!conv)
-    return std::nullopt;
-  mlir::Block &body = definition.getBody().front();
-  auto argumentOf = [&](mlir::Value value) -> std::optional<unsigned> {
-    auto argument = llvm::dyn_cast<mlir::BlockArgument>(value);
-    if (!argument || argument.getOwner() != &body)
-      return std::nullopt;
-    return argument.getArgNumber();
-  };
-
-  // The transposes of the channels-last form: each private to the
-  // convolution, the operands' transposing definition arguments.
-  ChannelsLastTransposes transposes;
-  transposes.input = conv.getInput().getDefiningOp<op::TransposeOp>();
-  transposes.weight = conv.getWeight().getDefiningOp<op::TransposeOp>();
-  if (convIndex + 1 < layers.size())
-    transposes.output = llvm::dyn_cast<op::TransposeOp>(layers[convIndex + 1]);
-  if (transposes.output && transposes.output.getInput() != conv.getOutput())
-    return std::nullopt;
-  for (mlir::Operation *layer : llvm::ArrayRef(layers).take_front(convIndex))
-    if (layer != transposes.input.getOperation() && layer != transposes.weight.getOperation())
-      return std::nullopt;
-  if (transposes.input && transposes.input == transposes.weight)
-    return std::nullopt;
-  // The value a transpose of the form reads, or `value` itself; null when
-  // the transpose has other users.
-  auto beforeTranspose = [&](op::TransposeOp transpose, mlir::Value value) -> mlir::Value {
-    if (!transpose)
-      return value;
-    return isUsedOnlyBy(transpose.getOutput(), conv) ? transpose.getInput() : mlir::Value();
-  };
-  mlir::Value inputValue = beforeTranspose(transposes.input, conv.getInput());
-  mlir::Value weightValue = beforeTranspose(transposes.weight, conv.getWeight());
-  if (!inputValue || !weightValue)
-    return std::nullopt;
-
-  FusedShape shape;
-  shape.conv = conv;
-  shape.channelsLast = transposes.input || transposes.weight || transposes.output;
-  std::optional<unsigned> input = argumentOf(inputValue);
-  std::optional<unsigned> weight = argumentOf(weightValue);
-  if (!input || !weight)
-    return std::nullopt;
-  shape.input = *input;
-  shape.weight = *weight;
-  if (conv.getBias()) {
-    shape.bias = argumentOf(conv.getBias());
-    if (!shape.bias)
-      return std::nullopt;
-  }
-  // The chain starts at the convolution's result, or at its transpose.
-  mlir::Value previous = conv.getOutput();
-  size_t chainStart = convIndex + 1;
-  if (transposes.output) {
-    if (!conv.getOutput().hasOneUse())
-      return std::nullopt;
-    previous = transposes.output.getOutput();
-    ++chainStart;
-  }
-  auto resultType = llvm::dyn_cast<TensorType>(previous.getType());
-  if (!resultType)
-    return std::nullopt;
-
-  // The shape first (std::nullopt on any mismatch), then what is missing.
-  std::string missing;
-  for (mlir::Operation *op : llvm::ArrayRef(layers).drop_front(chainStart)) {
-    // The previous value feeds this layer only (add(v, v) uses it twice).
-    if (!isUsedOnlyBy(previous, op))
-      return std::nullopt;
-    if (!op->hasTrait<op::OpTrait::Elementwise>() || op->getNumResults() != 1 ||
-        op->getResult(0).getType() != resultType)
-      return std::nullopt;
-    std::optional<mlir::Value> other;
-    for (mlir::Value operand : op->getOperands()) {
-      if (operand == previous)
-        continue;
-      if (other && *other != operand)
-        return std::nullopt;
-      other = operand;
-    }
-    std::optional<unsigned> argument;
-    if (other) {
-      argument = argumentOf(*other);
-      auto otherType = llvm::dyn_cast<TensorType>(other->getType());
-      if (!argument || !otherType || otherType.getElementType() != resultType.getElementType() ||
-          !broadcastsTo(otherType.getShape(), resultType.getShape()))
-        return std::nullopt;
-    }
-    std::optional<ChainStep> step = getStep(op);
-    if (step && step->isBinary() != (op->getNumOperands() == 2))
-      step.reset();
-    if (!step) {
-      if (missing.empty()) {
-        missing = ("chain layer " + op->getName().getStringRef()).str();
-        if (auto gelu = llvm::dyn_cast<op::GeluOp>(op))
-          missing += (" with approximate \"" + gelu.getApproximate() + "\"").str();
-        missing += " is not implemented on the CUDA driver";
-      }
-    } else {
-      step->argument = argument;
-      step->valueFirst = op->getOperand(0) == previous;
-      shape.steps.push_back(*step);
-    }
-    previous = op->getResult(0);
-  }
-  mlir::Operation *terminator = body.getTerminator();
-  if (!terminator || terminator->getNumOperands() != 1 || terminator->getOperand(0) != previous ||
-      !previous.hasOneUse())
-    return std::nullopt;
-
-  using R = llvm::Expected<FusedShape>;
-  if (shape.channelsLast)
-    if (std::optional<std::string> refusal = checkChannelsLast(conv, transposes))
-      return R(makeFusedError(definition, kFamily, *refusal));
-  auto output = getTensorInfo(conv, conv.getOutput());
-  if (!output)
-    return R(makeFusedError(definition, kFamily, llvm::toString(output.takeError())));
-  if (!isFloat32ComputedDType(output->dtype))
-    return R(makeFusedError(definition, kFamily,
-                            llvm::toString(unimplementedElementType(conv, output->dtype))));
-  auto plan = planCudnnConvolution(conv);
-  if (!plan)
-    return R(makeFusedError(definition, kFamily, llvm::toString(plan.takeError())));
-  if (!missing.empty())
-    return R(makeFusedError(definition, kFamily, missing));
-  shape.plan = std::move(*plan);
-  if (shape.channelsLast)
-    makeChannelsLast(shape.plan);
-  return R(std::move(shape));
-}
 
 //===----------------------------------------------------------------------===//
 // The epilogue path
 //===----------------------------------------------------------------------===//
 
-/// The statement applying `step` to the float `v`; `operand` is the other
-/// operand's value. The layer's own expression (the one its layer kernel
-/// evaluates, Elementwise.cpp) runs as a lambda of `x0` (and `x1`), so that
-/// the chain rounds exactly as the layers do; std::nullopt when the layer
-/// has none.
-static std::optional<std::string> getStepStatement(const ChainStep &step, DType dtype,
-                                                   const std::string &operand) {
-  std::optional<std::string> expression = getElementwiseExpression(step.op, dtype);
-  if (!expression)
-    return std::nullopt;
-  if (!step.isBinary())
-    return "v = ([](float x0) -> float { return " + *expression + "; })(v);";
-  return "v = ([](float x0, float x1) -> float { return " + *expression + "; })(" +
-         (step.valueFirst ? "v, " + operand : operand + ", v") + ");";
-}
-
-/// The shape of a channel-broadcast bias of `channels` for an output of
-/// rank `rank`: C×1×...×1 (rank - 1 dimensions), or C (the last dimension)
-/// for a channels-last output.
-static Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast) {
-  if (channelsLast)
-    return Shape{channels};
-  Shape shape(rank - 1, 1);
-  shape[0] = channels;
-  return shape;
-}
-
 /// The epilogue kernel of `shape` (bias and chain in one pass over the
 /// output, in place) and the definition arguments it reads after the
 /// output, or std::nullopt when there is nothing to apply.
 static llvm::Expected<std::optional<std::pair<Kernel, llvm::SmallVector<unsigned, 4>>>>
-buildEpilogue(FunctionalDefinitionOp definition, const FusedShape &shape,
+buildEpilogue(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
               KernelContext::Impl &context) {
   using R = std::optional<std::pair<Kernel, llvm::SmallVector<unsigned, 4>>>;
   if (!shape.bias && shape.steps.empty())
     return R();
+  auto epilogue = getConvolutionEpilogue(definition, shape);
+  if (!epilogue)
+    return epilogue.takeError();
   DType dtype = shape.plan.output.dtype;
   const Shape &outputShape = shape.plan.output.shape;
   StridedKernelSpec spec;
   spec.outputType = dtype;
   spec.outputShape = outputShape;
+  // x0 is the convolution's result, read back from the output.
   spec.operands.push_back(broadcastOperand(dtype, outputShape, outputShape));
   llvm::SmallVector<unsigned, 4> arguments;
-  std::string statements;
-  auto addOperand = [&](unsigned argument, llvm::ArrayRef<int64_t> operandShape) {
-    spec.operands.push_back(broadcastOperand(dtype, operandShape, outputShape));
-    arguments.push_back(argument);
-    return "x" + std::to_string(spec.operands.size() - 1);
-  };
-  if (shape.bias) {
-    op::ConvolutionOp conv = shape.conv;
-    auto bias = getTensorInfo(conv, conv.getBias());
-    if (!bias)
-      return inDefinition(definition, bias.takeError());
-    statements +=
-        " v = v + " +
-        addOperand(*shape.bias, getBiasShape(bias->getNumElements(), outputShape.size(),
-                                             shape.channelsLast)) +
-        ";";
+  for (const EpilogueOperand &operand : epilogue->operands) {
+    spec.operands.push_back(broadcastOperand(dtype, operand.shape, outputShape));
+    arguments.push_back(operand.argument);
   }
-  std::map<unsigned, std::string> extraOperands;
-  for (const ChainStep &step : shape.steps) {
-    std::string operand = "v";
-    if (step.argument) {
-      auto found = extraOperands.find(*step.argument);
-      if (found == extraOperands.end()) {
-        mlir::Value value = definition.getBody().front().getArgument(*step.argument);
-        auto type = llvm::cast<TensorType>(value.getType());
-        found = extraOperands.emplace(*step.argument, addOperand(*step.argument, type.getShape()))
-                    .first;
-      }
-      operand = found->second;
-    }
-    std::optional<std::string> statement = getStepStatement(step, dtype, operand);
-    if (!statement)
-      return inDefinition(definition,
-                          makeKernelError(step.op, "no generated expression for this layer"));
-    statements += " " + *statement;
-  }
-  spec.expression = "([&]() -> float { float v = x0;" + statements + " return v; }())";
+  spec.expression = "([&]() -> float { float v = x0;" + epilogue->statements + " return v; }())";
   auto kernel = buildStridedKernel(shape.conv, context, spec);
   if (!kernel)
-    return inDefinition(definition, kernel.takeError());
+    return inFusedConvolution(definition, kernel.takeError());
   return R(std::make_pair(std::move(*kernel), std::move(arguments)));
 }
 
@@ -486,7 +98,7 @@ buildEpilogue(FunctionalDefinitionOp definition, const FusedShape &shape,
 /// H100 to make MobileNetV2 slower (batch 32 float16: 2.9 against 2.4 ms)
 /// and its program creation 2 s longer.
 static llvm::Expected<Kernel> buildEpiloguePath(FunctionalDefinitionOp definition,
-                                                const FusedShape &shape,
+                                                const FusedConvolutionShape &shape,
                                                 KernelContext::Impl &context) {
   auto epilogue = buildEpilogue(definition, shape, context);
   if (!epilogue)
@@ -494,7 +106,7 @@ static llvm::Expected<Kernel> buildEpiloguePath(FunctionalDefinitionOp definitio
   auto convolution = buildCudnnConvolutionKernel(shape.conv, context, shape.plan,
                                                  CudnnAlgorithmSearch::Heuristic);
   if (!convolution)
-    return inDefinition(definition, convolution.takeError());
+    return inFusedConvolution(definition, convolution.takeError());
   uint64_t workspaceSize = convolution->workspaceSize;
   unsigned input = shape.input, weight = shape.weight;
   auto launch = [convolution = std::move(*convolution), epilogue = std::move(*epilogue), input,
@@ -597,7 +209,8 @@ static std::optional<PointwiseNode> getPointwiseNode(const ChainStep &step, mlir
 }
 
 /// The plan of `shape` as one cuDNN graph, or a null plan with the reason.
-static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const FusedShape &shape,
+static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition,
+                                       const FusedConvolutionShape &shape,
                                        std::shared_ptr<CudnnHandle> handle, std::string &reason) {
   mlir::Block &body = definition.getBody().front();
   op::ConvolutionOp conv = shape.conv;
@@ -800,12 +413,12 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition, const 
 /// The graph path's kernel, std::nullopt (with the reason) when cuDNN has no
 /// plan for the graph.
 static llvm::Expected<std::optional<Kernel>> buildGraphPath(FunctionalDefinitionOp definition,
-                                                            const FusedShape &shape,
+                                                            const FusedConvolutionShape &shape,
                                                             KernelContext::Impl &context,
                                                             std::string &reason, int64_t &engine) {
   auto handle = context.getCudnn(shape.conv);
   if (!handle)
-    return inDefinition(definition, handle.takeError());
+    return inFusedConvolution(definition, handle.takeError());
   GraphKernelPlan graph = createGraphPlan(definition, shape, *handle, reason);
   if (!graph.plan)
     return std::optional<Kernel>();
@@ -836,8 +449,15 @@ static llvm::Expected<std::optional<Kernel>> buildGraphPath(FunctionalDefinition
 //===----------------------------------------------------------------------===//
 
 const char *getFusedConvolutionPathName(FusedConvolutionPath path) {
-  return path == FusedConvolutionPath::CudnnGraph ? "cuDNN graph"
-                                                  : "cuDNN convolution + generated epilogue";
+  switch (path) {
+  case FusedConvolutionPath::CudnnGraph:
+    return "cuDNN graph";
+  case FusedConvolutionPath::ConvolutionThenEpilogue:
+    return "cuDNN convolution + generated epilogue";
+  case FusedConvolutionPath::DepthwiseKernel:
+    return "generated depthwise kernel";
+  }
+  return "unknown";
 }
 
 /// The path CGC_CUDA_CONVOLUTION forces ("graph" or "library"); none for
@@ -856,26 +476,19 @@ static std::optional<FusedConvolutionPath> getForcedPath() {
   return forced;
 }
 
-llvm::Expected<FusedConvolutionKernel>
-buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
-                      std::optional<FusedConvolutionPath> path) {
-  if (!path)
-    path = getForcedPath();
-  std::optional<llvm::Expected<FusedShape>> analyzed = analyze(definition);
-  if (!analyzed)
-    return makeFusedError(definition, kFamily,
-                          "the definition is not a convolution followed by an elementwise chain");
-  if (!*analyzed)
-    return analyzed->takeError();
-  const FusedShape &shape = **analyzed;
-  FusedConvolutionKernel result;
-  if (shape.plan.output.getNumElements() == 0) {
-    result.kernel = Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
-    result.graphRefusal = "the output is empty";
-    return result;
-  }
+/// A time for the reports, or "?" when it could not be taken.
+static std::string formatTime(std::optional<float> milliseconds) {
+  return milliseconds ? std::to_string(*milliseconds) : std::string("?");
+}
 
-  int64_t engine = -1;
+/// The cuDNN paths: `path` (graph or library) when given; otherwise the
+/// graph where cuDNN has a plan, timed against the library path in NCHW,
+/// else the library path. `engine` gets the graph's engine.
+static llvm::Expected<FusedConvolutionKernel>
+buildCudnnPaths(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                KernelContext::Impl &context, std::optional<FusedConvolutionPath> path,
+                int64_t &engine) {
+  FusedConvolutionKernel result;
   bool tryGraph = path ? *path == FusedConvolutionPath::CudnnGraph : context.hasDevice();
   if (!tryGraph && !path)
     result.graphRefusal = "the kernel context has no device";
@@ -902,10 +515,8 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
         std::optional<float> libraryTime = timeLaunch(definition, *library);
         if (isVerbose())
           llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph "
-                       << (graphTime ? std::to_string(*graphTime) : std::string("?"))
-                       << " ms, cuDNN convolution + epilogue "
-                       << (libraryTime ? std::to_string(*libraryTime) : std::string("?"))
-                       << " ms\n";
+                       << formatTime(graphTime) << " ms, cuDNN convolution + epilogue "
+                       << formatTime(libraryTime) << " ms\n";
         if (graphTime && libraryTime && *libraryTime < *graphTime) {
           result.kernel = std::move(*library);
           result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
@@ -919,7 +530,7 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
       result.path = FusedConvolutionPath::CudnnGraph;
       result.graphRefusal.clear();
     } else if (path) {
-      return makeFusedError(definition, kFamily,
+      return makeFusedError(definition, kConvolutionFamily,
                             "the cuDNN graph does not run this definition: " + result.graphRefusal);
     }
   }
@@ -930,23 +541,109 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     result.kernel = std::move(*kernel);
     result.path = FusedConvolutionPath::ConvolutionThenEpilogue;
   }
+  return result;
+}
+
+/// The channels-last depthwise convolution: the generated depthwise kernel
+/// against the cuDNN path the family takes otherwise (the graph where cuDNN
+/// has a plan, else its convolution + epilogue), each timed once on this
+/// device, the faster kept. The depthwise kernel runs without a device, and
+/// where cuDNN runs nothing; when it cannot be built, cuDNN runs it.
+static llvm::Expected<FusedConvolutionKernel>
+chooseDepthwise(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                KernelContext::Impl &context, int64_t &engine) {
+  auto depthwise = buildDepthwiseConvolution(definition, shape, context);
+  if (!depthwise) {
+    std::string refusal = llvm::toString(depthwise.takeError());
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": depthwise kernel: " << refusal
+                   << "\n";
+    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+  }
+  FusedConvolutionKernel result;
+  result.kernel = std::move(*depthwise);
+  result.path = FusedConvolutionPath::DepthwiseKernel;
+  if (!context.hasDevice()) {
+    result.graphRefusal = "the kernel context has no device";
+    return result;
+  }
+  auto cudnn = buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+  if (!cudnn) {
+    result.graphRefusal = llvm::toString(cudnn.takeError());
+    return result;
+  }
+  std::optional<float> depthwiseTime = timeLaunch(definition, result.kernel);
+  std::optional<float> cudnnTime = timeLaunch(definition, cudnn->kernel);
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": generated depthwise kernel "
+                 << formatTime(depthwiseTime) << " ms, " << getFusedConvolutionPathName(cudnn->path)
+                 << " " << formatTime(cudnnTime) << " ms\n";
+  // A depthwise kernel that could not be timed failed to launch.
+  if (!depthwiseTime || (cudnnTime && *cudnnTime < *depthwiseTime))
+    return std::move(*cudnn);
+  result.graphRefusal = cudnn->path == FusedConvolutionPath::CudnnGraph
+                            ? "the generated depthwise kernel was faster"
+                            : cudnn->graphRefusal + "; the generated depthwise kernel was faster "
+                                                    "than cuDNN's convolution + epilogue";
+  return result;
+}
+
+llvm::Expected<FusedConvolutionKernel>
+buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
+                      std::optional<FusedConvolutionPath> path) {
+  if (!path)
+    path = getForcedPath();
+  std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
+      analyzeFusedConvolution(definition);
+  if (!analyzed)
+    return makeFusedError(definition, kConvolutionFamily,
+                          "the definition is not a convolution followed by an elementwise chain");
+  if (!*analyzed)
+    return analyzed->takeError();
+  const FusedConvolutionShape &shape = **analyzed;
+  FusedConvolutionKernel result;
+  if (shape.plan.output.getNumElements() == 0) {
+    result.kernel = Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+    result.graphRefusal = "the output is empty";
+    return result;
+  }
+
+  int64_t engine = -1;
+  auto buildPath = [&]() -> llvm::Expected<FusedConvolutionKernel> {
+    if (path == FusedConvolutionPath::DepthwiseKernel) {
+      auto kernel = buildDepthwiseConvolution(definition, shape, context);
+      if (!kernel)
+        return kernel.takeError();
+      result.kernel = std::move(*kernel);
+      result.path = FusedConvolutionPath::DepthwiseKernel;
+      result.graphRefusal = "the generated depthwise kernel was asked for";
+      return std::move(result);
+    }
+    if (!path && !getDepthwiseRefusal(shape))
+      return chooseDepthwise(definition, shape, context, engine);
+    return buildCudnnPaths(definition, shape, context, path, engine);
+  };
+  llvm::Expected<FusedConvolutionKernel> built = buildPath();
+  if (!built)
+    return built.takeError();
   if (isVerbose()) {
     llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": fused "
                  << (shape.channelsLast ? "channels-last " : "") << "convolution runs as "
-                 << getFusedConvolutionPathName(result.path);
-    if (result.path == FusedConvolutionPath::CudnnGraph)
+                 << getFusedConvolutionPathName(built->path);
+    if (built->path == FusedConvolutionPath::CudnnGraph)
       llvm::errs() << " (engine " << engine << ")";
     else
-      llvm::errs() << " (cuDNN graph: " << result.graphRefusal << ")";
+      llvm::errs() << " (cuDNN graph: " << built->graphRefusal << ")";
     llvm::errs() << "\n";
   }
-  return result;
+  return built;
 }
 
 namespace {
 
 std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
-  std::optional<llvm::Expected<FusedShape>> analyzed = analyze(definition);
+  std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
+      analyzeFusedConvolution(definition);
   if (!analyzed)
     return std::nullopt;
   if (!*analyzed)

@@ -5,8 +5,8 @@
 // add, activations), as patterns/convolution.mlir declares it, in NCHW or
 // in the compiler's channels-last form (transposes from NHWC input and OHWI
 // weight, and of the result to NHWC, around a 2-D convolution: run on NHWC
-// memory without transposing). It runs one of two ways, chosen when it is
-// built:
+// memory without transposing). It runs one of these ways, chosen when it
+// is built:
 //
 // * CudnnGraph: one cuDNN operation graph — convolution, then a pointwise
 //   node per bias and chain layer — executed as one plan (runtime fusion);
@@ -14,7 +14,11 @@
 //   algorithm) followed by one generated kernel applying the bias and the
 //   whole chain in a single pass over the output; the only way when cuDNN
 //   finalizes no plan for the graph (or a chain layer has no cuDNN
-//   pointwise mode).
+//   pointwise mode);
+// * DepthwiseKernel: in the channels-last form, when the convolution is
+//   depthwise (groups = input channels = output channels), one generated
+//   kernel for the convolution, the bias and the chain
+//   (DepthwiseConvolution.h).
 //
 // The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
 // set (to anything but 0).
@@ -37,27 +41,35 @@ enum class FusedConvolutionPath {
   CudnnGraph,
   /// cuDNN's convolution, then one generated epilogue kernel.
   ConvolutionThenEpilogue,
+  /// The generated channels-last depthwise kernel, epilogue included.
+  DepthwiseKernel,
 };
 
-/// "cuDNN graph" or "cuDNN convolution + generated epilogue".
+/// "cuDNN graph", "cuDNN convolution + generated epilogue" or "generated
+/// depthwise kernel".
 const char *getFusedConvolutionPathName(FusedConvolutionPath path);
 
 /// A built fused convolution and how it runs.
 struct FusedConvolutionKernel {
   Kernel kernel;
   FusedConvolutionPath path = FusedConvolutionPath::ConvolutionThenEpilogue;
-  /// On the epilogue path: why the cuDNN graph does not run the definition.
+  /// On the other paths: why the cuDNN graph does not run the definition
+  /// (or was not kept).
   std::string graphRefusal;
 };
 
 /// Builds the fused convolution of `definition`, which the family must
 /// recognize (an error otherwise). Without `path` (and without
-/// CGC_CUDA_CONVOLUTION=graph|library forcing one) both paths are built
-/// when cuDNN has a graph plan, each is timed once on this device, and the
-/// faster is kept; without a graph plan the epilogue path runs it. A given
-/// path is forced (tests check both), and a forced graph without a plan is
-/// an error. A context without a device compiles the epilogue kernel, then
-/// stops where cuDNN needs a device.
+/// CGC_CUDA_CONVOLUTION=graph|library forcing one) both cuDNN paths are
+/// built when cuDNN has a graph plan, each is timed once on this device, and
+/// the faster is kept (channels-last: the graph, untimed); without a graph
+/// plan the epilogue path runs it. A channels-last depthwise convolution
+/// then times the depthwise kernel against that choice and keeps the
+/// faster. A given path is forced (tests check each), and a forced path
+/// that does not run the definition (a graph without a plan, the depthwise
+/// kernel on another convolution) is an error. A context without a device
+/// builds the depthwise kernel where it applies; otherwise it compiles the
+/// epilogue kernel, then stops where cuDNN needs a device.
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path = std::nullopt);

@@ -8,7 +8,11 @@
 // arguments read through broadcast strides of the normalized tensor's shape.
 //
 // Rows along the innermost dimensions (layer_norm's normalized dimensions,
-// softmax over the last axis) take one block each: a first pass computes the
+// softmax over the last axis) of at most kMaxRegisterRowSize elements, whose
+// arguments each vary along the row or hold one value per row, run as the
+// layer kernels' register rows (RowKernelCodegen.h): the prologue is
+// evaluated as the row is read into registers, the epilogue as the results
+// are written. Other rows take one block each: a first pass computes the
 // prologue, keeping the row in shared memory when it fits, and the
 // statistics accumulate in float (double for float64) over the block, two
 // passes for layer_norm's mean and centered variance. softmax over another
@@ -21,6 +25,7 @@
 #include "ChainCodegen.h"
 #include "DeviceCode.h"
 #include "FusedSupport.h"
+#include "RowKernelCodegen.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -98,6 +103,9 @@ struct KernelPlan {
   size_t inputCount = 0, outputCount = 0;
   /// Nothing to compute (an empty tensor).
   bool empty = false;
+  /// The register row kernel to build instead of `source`, when the rows
+  /// fit it.
+  std::optional<RowKernelSpec> registerRows;
 };
 
 /// Shorthand for this family's errors.
@@ -173,13 +181,13 @@ llvm::Expected<KernelPlan> planKernel(FunctionalDefinitionOp definition, const P
 
   // The rows.
   int64_t rank = input->getRank();
-  int64_t rows, size, inner = 1;
+  int64_t rows, size, inner = 1, axis;
   if (layerNorm) {
-    int64_t axis = normalizeAxis(static_cast<int64_t>(layerNorm.getAxis()), rank);
+    axis = normalizeAxis(static_cast<int64_t>(layerNorm.getAxis()), rank);
     rows = getNumElements(llvm::ArrayRef(shape).take_front(axis));
     size = getNumElements(llvm::ArrayRef(shape).drop_front(axis));
   } else {
-    int64_t axis =
+    axis =
         normalizeAxis(static_cast<int64_t>(llvm::cast<SoftmaxOp>(normalization).getAxis()), rank);
     size = shape[axis];
     inner = getNumElements(llvm::ArrayRef(shape).drop_front(axis + 1));
@@ -238,18 +246,12 @@ llvm::Expected<KernelPlan> planKernel(FunctionalDefinitionOp definition, const P
     if (llvm::Error error = epilogueCode.append(layer))
       return fail(definition, llvm::toString(std::move(error)));
 
-  // The source.
-  bool narrow = inputReads.fitsInt32() && outputReads.fitsInt32();
-  // Every argument is a pointer parameter of the kernel and of the
-  // prologue's function (`pointers` ends with ", ").
-  std::string pointers, pointerNames;
+  llvm::SmallVector<DType, 8> argumentTypes;
   for (mlir::BlockArgument argument : definition.getArguments()) {
     auto info = getTensorInfo(definition, argument);
     if (!info)
       return fail(definition, llvm::toString(info.takeError()));
-    std::string name = "in" + std::to_string(argument.getArgNumber());
-    pointers += "const " + getStorageType(info->dtype) + " *" + name + ", ";
-    pointerNames += ", " + name;
+    argumentTypes.push_back(info->dtype);
   }
   llvm::SmallVector<DType, 2> outputTypes;
   for (mlir::Value returned : terminator->getOperands()) {
@@ -257,6 +259,64 @@ llvm::Expected<KernelPlan> planKernel(FunctionalDefinitionOp definition, const P
     if (!info)
       return fail(definition, llvm::toString(info.takeError()));
     outputTypes.push_back(info->dtype);
+  }
+
+  // Short rows whose arguments each vary along the row or hold one value
+  // per row stay in registers.
+  if (blockPerRow && size <= kMaxRegisterRowSize) {
+    RowKernelSpec spec;
+    spec.normalization = layerNorm ? RowKernelSpec::Normalization::LayerNorm
+                                   : RowKernelSpec::Normalization::Softmax;
+    spec.dtype = dtype;
+    spec.rows = rows;
+    spec.size = size;
+    spec.epsilon = layerNorm ? layerNorm.getEpsilon().convertToDouble() : 0.0;
+    spec.argumentTypes = argumentTypes;
+    spec.resultTypes.assign(outputTypes.begin(), outputTypes.end());
+    bool fits = true;
+    for (auto [reads, value] : wanted) {
+      std::optional<unsigned> argument = argumentNumber(value);
+      if (!argument)
+        continue;
+      auto &phase = reads == &inputReads ? spec.inputReads : spec.outputReads;
+      if (llvm::any_of(phase, [&](const RowRead &read) { return read.argument == *argument; }))
+        continue;
+      auto info = getTensorInfo(definition, value);
+      if (!info)
+        return fail(definition, llvm::toString(info.takeError()));
+      std::optional<RowRead> read = getRowRead(*argument, info->dtype, info->shape, shape, axis);
+      if (!read) {
+        fits = false;
+        break;
+      }
+      phase.push_back(*read);
+    }
+    if (fits) {
+      spec.inputStatements = prologueCode.getText();
+      spec.input = prologueCode.lookup(normalization->getOperand(0)).str();
+      if (layerNorm) {
+        spec.scale = "x" + std::to_string(*argumentNumber(layerNorm.getScale()));
+        if (layerNorm.getBias())
+          spec.bias = "x" + std::to_string(*argumentNumber(layerNorm.getBias()));
+      }
+      spec.outputStatements = epilogueCode.getText();
+      spec.results.clear();
+      for (mlir::Value returned : terminator->getOperands())
+        spec.results.push_back(epilogueCode.lookup(returned).str());
+      plan.registerRows = std::move(spec);
+      return plan;
+    }
+  }
+
+  // The source.
+  bool narrow = inputReads.fitsInt32() && outputReads.fitsInt32();
+  // Every argument is a pointer parameter of the kernel and of the
+  // prologue's function (`pointers` ends with ", ").
+  std::string pointers, pointerNames;
+  for (auto [index, argumentType] : llvm::enumerate(argumentTypes)) {
+    std::string name = "in" + std::to_string(index);
+    pointers += "const " + getStorageType(argumentType) + " *" + name + ", ";
+    pointerNames += ", " + name;
   }
   plan.name = layerNorm ? "cgc_fused_layer_norm" : "cgc_fused_softmax";
   std::string source = getDevicePreamble();
@@ -398,6 +458,13 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
     return llvm::Expected<Kernel>(plan.takeError());
   if (plan->empty)
     return llvm::Expected<Kernel>(Kernel{[](const LaunchArgs &) { return std::string(); }, 0});
+  std::string name = ("@" + definition.getSymName() + " (fused " + kFamily + ")").str();
+  if (plan->registerRows) {
+    llvm::Expected<Kernel> kernel = buildRowKernel(definition, context, *plan->registerRows, name);
+    if (!kernel)
+      return llvm::Expected<Kernel>(fail(definition, llvm::toString(kernel.takeError())));
+    return kernel;
+  }
   llvm::Expected<DeviceFunction> function =
       context.getFunction(definition, plan->source, plan->name);
   if (!function)
@@ -410,7 +477,6 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
     blocks = context.getGridSize(plan->rows, 256);
     threads = 256;
   }
-  std::string name = ("@" + definition.getSymName() + " (fused " + kFamily + ")").str();
   auto launch = [function = std::move(*function), params = std::move(plan->params), blocks,
                  threads, sharedBytes = plan->sharedBytes, inputCount = plan->inputCount,
                  outputCount = plan->outputCount, name](const LaunchArgs &args) -> std::string {

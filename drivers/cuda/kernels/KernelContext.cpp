@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+
 namespace cgc::cuda {
 
 //===----------------------------------------------------------------------===//
@@ -106,16 +108,26 @@ KernelContext::Impl::getCublasLt(mlir::Operation *op) {
 
 llvm::Expected<std::shared_ptr<CudnnHandle>> KernelContext::Impl::getCudnn(mlir::Operation *op) {
   std::lock_guard<std::mutex> lock(handleMutex);
-  if (cudnn)
-    return cudnn;
+  std::thread::id thread = std::this_thread::get_id();
+  if (auto it = cudnnByThread.find(thread); it != cudnnByThread.end())
+    return it->second;
   if (!deviceAvailable)
     return noDeviceError(op, "cuDNN");
-  auto handle = std::make_shared<CudnnHandle>();
-  cudnnStatus_t status = cudnnCreate(&handle->handle);
-  if (status != CUDNN_STATUS_SUCCESS)
-    return makeKernelError(op, llvm::Twine("cudnnCreate failed: ") + cudnnGetErrorString(status));
-  cudnn = handle;
-  return cudnn;
+  size_t capacity = std::max(1u, std::thread::hardware_concurrency());
+  std::shared_ptr<CudnnHandle> handle;
+  if (cudnnPool.size() < capacity) {
+    handle = std::make_shared<CudnnHandle>();
+    cudnnStatus_t status = cudnnCreate(&handle->handle);
+    if (status != CUDNN_STATUS_SUCCESS)
+      return makeKernelError(op,
+                             llvm::Twine("cudnnCreate failed: ") + cudnnGetErrorString(status));
+    cudnnPool.push_back(handle);
+  } else {
+    // Threads of later partitions share the pool's handles in turn.
+    handle = cudnnPool[cudnnByThread.size() % cudnnPool.size()];
+  }
+  cudnnByThread.emplace(thread, handle);
+  return handle;
 }
 
 } // namespace cgc::cuda

@@ -6,6 +6,14 @@
 // loads cuBLASLt). Kernels keep the handles they use alive themselves, so a
 // kernel may outlive its context.
 //
+// cuDNN handles come from a small pool, one per building thread: a handle
+// is used by one thread at a time, and finalizing a runtime-fusion plan
+// compiles code for up to a second under the handle's lock, so with a
+// single handle the threads that lower a partition's subgraphs would build
+// their convolutions one after another (ResNet-50's ~20 distinct graphs,
+// ~3 s). Each plan keeps the handle it was built with and runs under its
+// lock.
+//
 // A compile-only Impl has no device: generated kernels are compiled for a
 // given architecture but not loaded, and builders that need a library
 // handle fail. Tests use it to compile every generated kernel on machines
@@ -19,8 +27,11 @@
 #include "../Kernels.h"
 #include "Nvrtc.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace cgc::cuda {
 
@@ -57,7 +68,8 @@ struct KernelContext::Impl {
   /// enough to fill the device, at least one.
   unsigned getGridSize(int64_t count, unsigned threads) const;
 
-  /// The library handles, created on first use; errors name `op`.
+  /// The library handles, created on first use; errors name `op`. getCudnn
+  /// gives the calling thread its own handle while the pool has room.
   llvm::Expected<std::shared_ptr<CublasLtHandle>> getCublasLt(mlir::Operation *op);
   llvm::Expected<std::shared_ptr<CudnnHandle>> getCudnn(mlir::Operation *op);
 
@@ -68,7 +80,10 @@ private:
   NvrtcCompiler compiler;
   std::mutex handleMutex;
   std::shared_ptr<CublasLtHandle> cublasLt;
-  std::shared_ptr<CudnnHandle> cudnn;
+  /// The cuDNN pool (at most one handle per hardware thread) and the
+  /// handle each thread that asked was given.
+  std::vector<std::shared_ptr<CudnnHandle>> cudnnPool;
+  std::map<std::thread::id, std::shared_ptr<CudnnHandle>> cudnnByThread;
 };
 
 /// buildKernel on an Impl (what buildKernel calls; tests call it with a

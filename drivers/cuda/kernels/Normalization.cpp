@@ -1,18 +1,23 @@
 //===- Normalization.cpp - softmax and the normalization layers -----------===//
 //
-// Row kernels: one block per normalized row (layer_norm, group_norm,
-// instance_norm, softmax along a contiguous axis), or one thread per line
-// when softmax's axis is not the innermost (neighbouring threads then read
-// neighbouring elements). As on the CPU, normalization statistics
-// accumulate in double over two passes (mean, then the centered sum of
-// squares) and the normalized values are computed in the compute type;
-// softmax computes in the compute type throughout. batch_norm folds each
-// channel's statistics into a factor and a shift, once per thread.
+// Row kernels. layer_norm (with per-feature or single-element scale and
+// bias), and softmax along the innermost axis, over rows of at most
+// kMaxRegisterRowSize elements read each row once into registers and reduce
+// it there (RowKernelCodegen.h, which says in what precision). Otherwise
+// one block per normalized row (layer_norm, group_norm, instance_norm,
+// softmax along a contiguous axis), or one thread per line when softmax's
+// axis is not the innermost (neighbouring threads then read neighbouring
+// elements); there, as on the CPU, normalization statistics accumulate in
+// double over two passes (mean, then the centered sum of squares) and the
+// normalized values are computed in the compute type. softmax computes in
+// the compute type throughout. batch_norm folds each channel's statistics
+// into a factor and a shift, once per thread.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCode.h"
 #include "KernelContextImpl.h"
+#include "RowKernelCodegen.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -85,6 +90,19 @@ static llvm::Expected<Kernel> buildSoftmax(SoftmaxOp op, KernelContext::Impl &co
   if (outer * length * inner == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
   DType dtype = input.dtype;
+  if (inner == 1 && length <= kMaxRegisterRowSize) {
+    RowKernelSpec spec;
+    spec.normalization = RowKernelSpec::Normalization::Softmax;
+    spec.dtype = dtype;
+    spec.rows = outer;
+    spec.size = length;
+    spec.argumentTypes = {dtype};
+    spec.resultTypes = {dtype};
+    if (std::optional<RowRead> read = getRowRead(0, dtype, input.shape, input.shape, axis)) {
+      spec.inputReads.push_back(*read);
+      return buildRowKernel(op, context, spec, op->getName().getStringRef().str());
+    }
+  }
   std::string c = getComputeType(dtype), storage = getStorageType(dtype);
   std::string exp = mathFunction("exp", dtype);
   std::string negativeInfinity = floatLiteral(-INFINITY, c);
@@ -183,6 +201,38 @@ static std::string rowStatistics(DType dtype) {
          "    double variance = p.size ? squares / (double)p.size : 0.0;\n";
 }
 
+/// The register row kernel of a layer_norm whose rows are short enough and
+/// whose scale and bias hold one value per feature (or one in all), or
+/// std::nullopt.
+static std::optional<RowKernelSpec> getLayerNormRows(LayerNormOp op, const TensorInfo &input,
+                                                     int64_t axis, int64_t rows, int64_t size) {
+  if (size > kMaxRegisterRowSize)
+    return std::nullopt;
+  RowKernelSpec spec;
+  spec.dtype = input.dtype;
+  spec.rows = rows;
+  spec.size = size;
+  spec.epsilon = op.getEpsilon().convertToDouble();
+  spec.resultTypes = {input.dtype};
+  int64_t normalizedRank = input.getRank() - axis;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    llvm::ArrayRef<int64_t> shape = llvm::cast<TensorType>(operand.getType()).getShape();
+    // Parameters broadcast to the normalized dimensions only.
+    if (index > 0 && static_cast<int64_t>(shape.size()) > normalizedRank)
+      return std::nullopt;
+    std::optional<RowRead> read =
+        getRowRead(static_cast<unsigned>(index), input.dtype, shape, input.shape, axis);
+    if (!read)
+      return std::nullopt;
+    (index == 0 ? spec.inputReads : spec.outputReads).push_back(*read);
+    spec.argumentTypes.push_back(input.dtype);
+  }
+  spec.scale = "x1";
+  if (op.getBias())
+    spec.bias = "x2";
+  return spec;
+}
+
 static llvm::Expected<Kernel> buildLayerNorm(LayerNormOp op, KernelContext::Impl &context,
                                              const TensorInfo &input) {
   DType dtype = input.dtype;
@@ -194,6 +244,8 @@ static llvm::Expected<Kernel> buildLayerNorm(LayerNormOp op, KernelContext::Impl
   int64_t size = getNumElements(normalized);
   if (rows * size == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+  if (std::optional<RowKernelSpec> spec = getLayerNormRows(op, input, axis, rows, size))
+    return buildRowKernel(op, context, *spec, op->getName().getStringRef().str());
   bool hasBias = static_cast<bool>(op.getBias());
   auto [scaleSizes, scaleStrides] =
       mergeBroadcast(llvm::cast<TensorType>(op.getScale().getType()).getShape(), normalized);

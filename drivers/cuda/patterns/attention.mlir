@@ -20,6 +20,16 @@
 // q' = mul(q, a), kT' = mul(kT, b) of torch's scaled_dot_product_attention
 // (scale split as sqrt(scale) on each side), read in one pass by the
 // kernel; `cgc.same_shape` keeps a mul that broadcasts q or kT out.
+//
+// The `_views` variants (benefit 21, so they are offered first) also take
+// the transposes and reshapes around the 4-D forms: exporters split
+// [batch, tokens, heads * E] into heads on the way in (BERT:
+// reshape + transpose [0,2,1,3], kT by [0,2,3,1]; torchvision's ViT:
+// reshape, transpose [1,0,2], reshape) and put the heads back on the way
+// out. The kernel reads q, kT and v through the composed strides and
+// writes its result where the chain puts it, so none of them is copied.
+// A chain whose reshapes are not strides of the input is rejected at
+// specialization, and the plain pattern takes the layers in the next round.
 cgc.module {
   cgc_pattern.pattern @attention_4d benefit(20) {
     %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16], rank = 4}
@@ -146,6 +156,89 @@ cgc.module {
     %isnan = cgc_pattern.layer "cgc_op.not_equal"(%probs, %probs)
     %guarded = cgc_pattern.layer "cgc_op.where"(%isnan, %r, %probs)
     %out = cgc_pattern.layer "cgc_op.matmul"(%guarded, %v)
+    cgc_pattern.root %out
+  }
+
+  // The 4-D forms with the exporters' transposes and reshapes (see above).
+  cgc_pattern.pattern @attention_4d_views benefit(21) {
+    %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
+    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
+    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %scores = cgc_pattern.layer "cgc_op.matmul"(%qh, %kth) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %adjusted = cgc_pattern.elementwise_chain(%scores) {
+      layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
+    %probs = cgc_pattern.layer "cgc_op.softmax"(%adjusted) {op_attributes = {axis = 3 : i64}}
+    %heads = cgc_pattern.layer "cgc_op.matmul"(%probs, %vh)
+    %out = cgc_pattern.view_chain(%heads) {max_length = 6}
+    cgc_pattern.root %out
+  }
+
+  cgc_pattern.pattern @attention_4d_scaled_inputs_views benefit(21) {
+    %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %a = cgc_pattern.input
+    %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %b = cgc_pattern.input
+    %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
+    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
+    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qs = cgc_pattern.layer "cgc_op.mul"(%qh, %a)
+    %kts = cgc_pattern.layer "cgc_op.mul"(%kth, %b)
+    cgc_pattern.constraint "cgc.same_shape"(%qh, %qs)
+    cgc_pattern.constraint "cgc.same_shape"(%kth, %kts)
+    %scores = cgc_pattern.layer "cgc_op.matmul"(%qs, %kts) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %adjusted = cgc_pattern.elementwise_chain(%scores) {
+      layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
+    %probs = cgc_pattern.layer "cgc_op.softmax"(%adjusted) {op_attributes = {axis = 3 : i64}}
+    %heads = cgc_pattern.layer "cgc_op.matmul"(%probs, %vh)
+    %out = cgc_pattern.view_chain(%heads) {max_length = 6}
+    cgc_pattern.root %out
+  }
+
+  cgc_pattern.pattern @attention_4d_nan_guard_views benefit(21) {
+    %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %r = cgc_pattern.input {shape = [1]}
+    %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
+    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
+    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %scores = cgc_pattern.layer "cgc_op.matmul"(%qh, %kth) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %adjusted = cgc_pattern.elementwise_chain(%scores) {
+      layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
+    %probs = cgc_pattern.layer "cgc_op.softmax"(%adjusted) {op_attributes = {axis = 3 : i64}}
+    %isnan = cgc_pattern.layer "cgc_op.not_equal"(%probs, %probs)
+    %guarded = cgc_pattern.layer "cgc_op.where"(%isnan, %r, %probs)
+    %heads = cgc_pattern.layer "cgc_op.matmul"(%guarded, %vh)
+    %out = cgc_pattern.view_chain(%heads) {max_length = 6}
+    cgc_pattern.root %out
+  }
+
+  cgc_pattern.pattern @attention_4d_scaled_inputs_nan_guard_views benefit(21) {
+    %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %a = cgc_pattern.input
+    %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %b = cgc_pattern.input
+    %r = cgc_pattern.input {shape = [1]}
+    %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
+    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
+    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qs = cgc_pattern.layer "cgc_op.mul"(%qh, %a)
+    %kts = cgc_pattern.layer "cgc_op.mul"(%kth, %b)
+    cgc_pattern.constraint "cgc.same_shape"(%qh, %qs)
+    cgc_pattern.constraint "cgc.same_shape"(%kth, %kts)
+    %scores = cgc_pattern.layer "cgc_op.matmul"(%qs, %kts) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
+    %adjusted = cgc_pattern.elementwise_chain(%scores) {
+      layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
+    %probs = cgc_pattern.layer "cgc_op.softmax"(%adjusted) {op_attributes = {axis = 3 : i64}}
+    %isnan = cgc_pattern.layer "cgc_op.not_equal"(%probs, %probs)
+    %guarded = cgc_pattern.layer "cgc_op.where"(%isnan, %r, %probs)
+    %heads = cgc_pattern.layer "cgc_op.matmul"(%guarded, %vh)
+    %out = cgc_pattern.view_chain(%heads) {max_length = 6}
     cgc_pattern.root %out
   }
 }

@@ -197,9 +197,11 @@ def MatchSubgraphs : Pass<"cgc-match-subgraphs", "::cgc::ModuleOp"> {
     * a match binds each pattern value to one IR value; layers are matched by
       name, operands (a trailing `optional` input may be absent), attribute
       values and element types; `elementwise_chain` takes the longest chain of
-      allowed single-use elementwise layers; inputs check `constant`, element
-      types, rank and shape; named constraints (`cgc.same_shape`, ...) are
-      evaluated;
+      allowed single-use elementwise layers, `view_chain` the longest chain
+      of allowed single-use views (transposes, reshapes) after a matched
+      layer or, from an input, into the match; inputs check `constant`,
+      element types, rank and shape; named constraints (`cgc.same_shape`,
+      ...) are evaluated;
     * a match must be convex (no path leaves it and comes back) and its
       values other than the root must have no users outside it;
     * overlapping matches resolve by benefit (higher first), then size, then

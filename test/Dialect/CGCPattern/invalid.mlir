@@ -25,7 +25,7 @@ cgc.module {
 cgc.module {
   cgc_pattern.pattern @unused_input benefit(1) {
     %x = cgc_pattern.input
-    // expected-error @+1 {{'cgc_pattern.input' op is not an operand of any layer: every input must be consumed by the match}}
+    // expected-error @+1 {{'cgc_pattern.input' op is not an operand of any layer or view chain: every input must be consumed by the match}}
     %unused = cgc_pattern.input
     %r = cgc_pattern.layer "cgc_op.relu"(%x)
     cgc_pattern.root %r
@@ -66,6 +66,22 @@ cgc.module {
     %r = cgc_pattern.layer "cgc_op.relu"(%x)
     // expected-error @+1 {{'cgc_pattern.elementwise_chain' op result is not used by a layer, a chain or the root}}
     %chain = cgc_pattern.elementwise_chain(%r)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @dead_view_chain benefit(1) {
+    %x = cgc_pattern.input
+    %y = cgc_pattern.input
+    // An input read by a view chain only is consumed, but the chain's value
+    // must then reach the root: a constraint does not count.
+    // expected-error @+1 {{'cgc_pattern.view_chain' op result is not used by a layer, a chain or the root}}
+    %v = cgc_pattern.view_chain(%y)
+    %r = cgc_pattern.layer "cgc_op.relu"(%x)
+    cgc_pattern.constraint "cgc.same_shape"(%v, %r)
     cgc_pattern.root %r
   }
 }
@@ -427,6 +443,184 @@ cgc.module {
     // expected-error @+1 {{'cgc_pattern.elementwise_chain' op chain layer 'cgc_op.matmul' is not elementwise}}
     %c = cgc_pattern.elementwise_chain(%r) {value_first_layers = ["cgc_op.matmul"]}
     cgc_pattern.root %c
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %v = cgc_pattern.view_chain(%x)
+    // expected-error @+1 {{'cgc_pattern.elementwise_chain' op anchor is a view chain of an input that may match no layer: a chain continues a matched layer (give the view chain min_length >= 1)}}
+    %c = cgc_pattern.elementwise_chain(%v)
+    %r = cgc_pattern.layer "cgc_op.relu"(%c)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// cgc_pattern.view_chain
+//===----------------------------------------------------------------------===//
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %v = cgc_pattern.view_chain(%x)
+    // expected-error @+1 {{'cgc_pattern.view_chain' op anchor is another view chain: one chain allowing the layers of both says the same}}
+    %w = cgc_pattern.view_chain(%v) {layers = ["cgc_op.transpose"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%w)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %u = builtin.unrealized_conversion_cast to !cgc_pattern.value
+    // expected-error @+1 {{'cgc_pattern.view_chain' op anchor must be an input, a layer or an elementwise chain result}}
+    %v = cgc_pattern.view_chain(%u)
+    %r = cgc_pattern.layer "cgc_op.add"(%x, %v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %w = cgc_pattern.input
+    %b = cgc_pattern.input {optional}
+    // expected-error @+1 {{'cgc_pattern.view_chain' op anchor is an optional input, which may be absent: a view chain needs a value to read}}
+    %bv = cgc_pattern.view_chain(%b)
+    %r = cgc_pattern.layer "cgc_op.convolution"(%x, %w, %bv)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op min_length must be non-negative, got -1}}
+    %v = cgc_pattern.view_chain(%x) {min_length = -1}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op max_length 0 matches no layer: leave the chain out}}
+    %v = cgc_pattern.view_chain(%x) {max_length = 0}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %r = cgc_pattern.layer "cgc_op.relu"(%x)
+    // expected-error @+1 {{'cgc_pattern.view_chain' op max_length (1) must be -1 (unbounded) or at least min_length (2)}}
+    %v = cgc_pattern.view_chain(%r) {min_length = 2, max_length = 1}
+    cgc_pattern.root %v
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op layers must not be empty: leave it out instead}}
+    %v = cgc_pattern.view_chain(%x) {layers = []}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op chain layer 'cgc_op.squeeze' is not a registered cgc_op layer}}
+    %v = cgc_pattern.view_chain(%x) {layers = ["cgc_op.transpose", "cgc_op.squeeze"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op chain layer 'transpose' is not a cgc_op layer: patterns match cgc_op layers only}}
+    %v = cgc_pattern.view_chain(%x) {layers = ["transpose"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+// A binary layer reads two values: the chain could not tell which one it
+// continues.
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op chain layer 'cgc_op.add' does not have exactly one operand and one result}}
+    %v = cgc_pattern.view_chain(%x) {layers = ["cgc_op.reshape", "cgc_op.add"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op chain layer 'cgc_op.split' does not have exactly one operand and one result}}
+    %v = cgc_pattern.view_chain(%x) {layers = ["cgc_op.split"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    // expected-error @+1 {{'cgc_pattern.view_chain' op layers lists 'cgc_op.reshape' twice}}
+    %v = cgc_pattern.view_chain(%x) {layers = ["cgc_op.reshape", "cgc_op.transpose", "cgc_op.reshape"]}
+    %r = cgc_pattern.layer "cgc_op.relu"(%v)
+    cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @p benefit(1) {
+    %x = cgc_pattern.input
+    %v = cgc_pattern.view_chain(%x) {max_length = 2}
+    // expected-error @+1 {{'cgc_pattern.root' op names a view chain of an input that may match no layer: give it min_length >= 1, a pattern produces what it matches}}
+    cgc_pattern.root %v
   }
 }
 

@@ -86,4 +86,50 @@ cgc.module {
     %n = cgc_pattern.layer "cgc_op.layer_norm"(%second)
     cgc_pattern.root %n
   }
+
+  // View chains: from inputs into the match (defaults elided, layers in any
+  // order) and after the product, where an elementwise chain may continue
+  // the view chain since it continues a layer.
+  // CHECK: cgc_pattern.pattern @attention_views benefit(20) {
+  // CHECK-NEXT: %[[Q:.*]] = cgc_pattern.input
+  // CHECK-NEXT: %[[K:.*]] = cgc_pattern.input
+  // CHECK-NEXT: %[[V:.*]] = cgc_pattern.input
+  // CHECK-NEXT: %[[QH:.*]] = cgc_pattern.view_chain(%[[Q]]){{$}}
+  // CHECK-NEXT: %[[KH:.*]] = cgc_pattern.view_chain(%[[K]]) {layers = ["cgc_op.reshape", "cgc_op.transpose"], max_length = 4 : i64}
+  // CHECK-NEXT: %[[VH:.*]] = cgc_pattern.view_chain(%[[V]]) {max_length = 2 : i64, min_length = 1 : i64}
+  // CHECK-NEXT: %[[S:.*]] = cgc_pattern.layer "cgc_op.matmul"(%[[QH]], %[[KH]])
+  // CHECK-NEXT: %[[P:.*]] = cgc_pattern.layer "cgc_op.softmax"(%[[S]])
+  // CHECK-NEXT: %[[O:.*]] = cgc_pattern.layer "cgc_op.matmul"(%[[P]], %[[VH]])
+  // CHECK-NEXT: %[[HEADS:.*]] = cgc_pattern.view_chain(%[[O]]) {layers = ["cgc_op.transpose"]}
+  // CHECK-NEXT: %[[OUT:.*]] = cgc_pattern.elementwise_chain(%[[HEADS]]) {max_length = 1 : i64}
+  // CHECK-NEXT: cgc_pattern.root %[[OUT]]
+  cgc_pattern.pattern @attention_views benefit(20) {
+    %q = cgc_pattern.input
+    %k = cgc_pattern.input
+    %v = cgc_pattern.input
+    %qh = cgc_pattern.view_chain(%q) {min_length = 0, max_length = -1}
+    %kh = cgc_pattern.view_chain(%k) {layers = ["cgc_op.reshape", "cgc_op.transpose"], max_length = 4}
+    %vh = cgc_pattern.view_chain(%v) {min_length = 1, max_length = 2}
+    %s = cgc_pattern.layer "cgc_op.matmul"(%qh, %kh)
+    %p = cgc_pattern.layer "cgc_op.softmax"(%s)
+    %o = cgc_pattern.layer "cgc_op.matmul"(%p, %vh)
+    %heads = cgc_pattern.view_chain(%o) {layers = ["cgc_op.transpose"]}
+    %out = cgc_pattern.elementwise_chain(%heads) {max_length = 1}
+    cgc_pattern.root %out
+  }
+
+  // Views alone: a view chain of an input that holds at least one layer may
+  // be the root, and an elementwise chain may continue it; any layer with
+  // one operand and one result may be listed.
+  // CHECK: cgc_pattern.pattern @views_only benefit(1) {
+  // CHECK-NEXT: %[[X:.*]] = cgc_pattern.input
+  // CHECK-NEXT: %[[T:.*]] = cgc_pattern.view_chain(%[[X]]) {layers = ["cgc_op.transpose", "cgc_op.slice", "cgc_op.expand"], min_length = 1 : i64}
+  // CHECK-NEXT: %[[E:.*]] = cgc_pattern.elementwise_chain(%[[T]])
+  // CHECK-NEXT: cgc_pattern.root %[[E]]
+  cgc_pattern.pattern @views_only benefit(1) {
+    %x = cgc_pattern.input
+    %t = cgc_pattern.view_chain(%x) {min_length = 1, layers = ["cgc_op.transpose", "cgc_op.slice", "cgc_op.expand"]}
+    %e = cgc_pattern.elementwise_chain(%t)
+    cgc_pattern.root %e
+  }
 }

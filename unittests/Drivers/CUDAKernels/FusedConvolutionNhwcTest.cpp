@@ -16,12 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DefinitionText.h"
 #include "FusedConvolutionTestSupport.h"
 
 #include "drivers/cuda/kernels/FusedConvolution.h"
 
-#include <cmath>
 #include <iostream>
 #include <optional>
 
@@ -34,153 +32,6 @@ namespace {
 class FusedConvolutionNhwcTest : public FusedConvolutionPathsTest {};
 
 const DType kFloatTypes[] = {DType::F32, DType::F16, DType::BF16};
-
-/// A 2-D convolution's window, as its attributes give it.
-struct Window {
-  Dims strides, startPadding, endPadding, dilations;
-  int64_t groups = 1;
-
-  std::string attributes() const {
-    std::string text;
-    auto list = [&](const char *name, const Dims &values) {
-      if (values.empty())
-        return;
-      text += std::string(text.empty() ? "" : ", ") + name + " = [" +
-              std::to_string(values[0]) + ", " + std::to_string(values[1]) + "]";
-    };
-    list("strides", strides);
-    list("start_padding", startPadding);
-    list("end_padding", endPadding);
-    list("dilations", dilations);
-    if (groups != 1)
-      text +=
-          std::string(text.empty() ? "" : ", ") + "groups = " + std::to_string(groups) + " : i64";
-    return text.empty() ? "" : "{" + text + "}";
-  }
-};
-
-/// One layer of the chain after the convolution.
-struct ChainLayer {
-  std::string op;
-  std::string attributes;
-  /// The NHWC shape of the layer's other operand (a new argument), if it
-  /// has one.
-  std::optional<Dims> other;
-  /// Whether the chain's value is the second operand.
-  bool valueSecond = false;
-  double low = -1.0, high = 1.0;
-};
-
-/// A channels-last convolution (optional bias) and its chain: `input` is
-/// N×H×W×C, `weight` K×R×S×C/groups (OHWI), as the definition's arguments
-/// lie in memory.
-struct NhwcCase {
-  std::string name;
-  Dims input, weight;
-  Window window;
-  bool bias = true;
-  std::vector<ChainLayer> chain;
-};
-
-/// NHWC (OHWI) dimensions as NCHW (OIHW): the permutation [0, 3, 1, 2].
-Dims toNchw(const Dims &nhwc) { return {nhwc[0], nhwc[3], nhwc[1], nhwc[2]}; }
-/// NCHW dimensions as NHWC: the permutation [0, 2, 3, 1].
-Dims toNhwc(const Dims &nchw) { return {nchw[0], nchw[2], nchw[3], nchw[1]}; }
-
-/// The NCHW output shape of the convolution (ConvolutionOps.td).
-Dims getOutputShape(const Dims &input, const Dims &weight, const Window &window) {
-  Dims output = {input[0], weight[0]};
-  for (size_t dim = 0; dim < 2; ++dim) {
-    auto at = [&](const Dims &values, int64_t fallback) {
-      return values.empty() ? fallback : values[dim];
-    };
-    int64_t extent = at(window.dilations, 1) * (weight[dim + 2] - 1) + 1;
-    output.push_back(
-        (input[dim + 2] + at(window.startPadding, 0) + at(window.endPadding, 0) - extent) /
-            at(window.strides, 1) +
-        1);
-  }
-  return output;
-}
-
-/// The transposes of the channels-last form (a test changes them).
-struct Permutations {
-  std::string input = "[0, 3, 1, 2]", weight = "[0, 3, 1, 2]", output = "[0, 2, 3, 1]";
-};
-
-/// The channels-last definition of `fused` in `dtype`: input in [-1, 1],
-/// weights scaled to the fan-in so that results stay near 1.
-DefinitionCase makeDefinition(const NhwcCase &fused, DType dtype,
-                              const Permutations &permutations = {}) {
-  Dims inputNchw = toNchw(fused.input), weightOihw = toNchw(fused.weight);
-  Dims outputNchw = getOutputShape(inputNchw, weightOihw, fused.window);
-  Dims outputNhwc = toNhwc(outputNchw);
-  std::string outputType = tensorType(outputNhwc, dtype);
-  int64_t fanIn = fused.weight[1] * fused.weight[2] * fused.weight[3];
-  double weightBound = std::sqrt(3.0 / static_cast<double>(fanIn));
-
-  std::vector<TypedValue> arguments = {{"%x", tensorType(fused.input, dtype)},
-                                       {"%w", tensorType(fused.weight, dtype)}};
-  std::vector<OperandSpec> operands = {tensor(fused.input, dtype, -1, 1),
-                                       tensor(fused.weight, dtype, -weightBound, weightBound)};
-  if (fused.bias) {
-    arguments.push_back({"%b", tensorType({fused.weight[0]}, dtype)});
-    operands.push_back(tensor({fused.weight[0]}, dtype, -0.5, 0.5));
-  }
-  std::vector<TypedValue> others;
-  for (const ChainLayer &layer : fused.chain) {
-    if (!layer.other)
-      continue;
-    others.push_back({"%e" + std::to_string(others.size()), tensorType(*layer.other, dtype)});
-    arguments.push_back(others.back());
-    operands.push_back(tensor(*layer.other, dtype, layer.low, layer.high));
-  }
-  std::string name = fused.name + "_" + dtypeName(dtype);
-  DefinitionText text(name, arguments);
-  TypedValue xt = text.layer("%xt", "cgc_op.transpose", {arguments[0]},
-                             tensorType(inputNchw, dtype),
-                             "{permutation = " + permutations.input + "}");
-  TypedValue wt = text.layer("%wt", "cgc_op.transpose", {arguments[1]},
-                             tensorType(weightOihw, dtype),
-                             "{permutation = " + permutations.weight + "}");
-  std::vector<TypedValue> convOperands = {xt, wt};
-  if (fused.bias)
-    convOperands.push_back(arguments[2]);
-  TypedValue conv = text.layer("%conv", "cgc_op.convolution", convOperands,
-                               tensorType(outputNchw, dtype), fused.window.attributes());
-  TypedValue value = text.layer("%y", "cgc_op.transpose", {conv}, outputType,
-                                "{permutation = " + permutations.output + "}");
-  size_t nextOther = 0;
-  for (size_t index = 0; index < fused.chain.size(); ++index) {
-    const ChainLayer &layer = fused.chain[index];
-    std::vector<TypedValue> layerOperands = {value};
-    if (layer.other) {
-      const TypedValue &other = others[nextOther++];
-      if (layer.valueSecond)
-        layerOperands.insert(layerOperands.begin(), other);
-      else
-        layerOperands.push_back(other);
-    }
-    value = text.layer("%v" + std::to_string(index), layer.op, layerOperands, outputType,
-                       layer.attributes);
-  }
-  return {text.str({value}), std::move(operands), reductionTolerance(dtype)};
-}
-
-ChainLayer layer(std::string op, std::string attributes = "") {
-  return ChainLayer{std::move(op), std::move(attributes)};
-}
-ChainLayer withOther(std::string op, Dims other, bool valueSecond = false, double low = -1.0,
-                     double high = 1.0) {
-  ChainLayer result{std::move(op), ""};
-  result.other = std::move(other);
-  result.valueSecond = valueSecond;
-  result.low = low;
-  result.high = high;
-  return result;
-}
-const ChainLayer kRelu = layer("cgc_op.relu");
-const ChainLayer kRelu6 = layer("cgc_op.clip", "{max = 6.000000e+00, min = 0.000000e+00}");
 
 /// The model shapes, channels-last: ResNet-50's stem and bottleneck,
 /// MobileNetV2's inverted residual block; channel counts multiples of 8
@@ -297,7 +148,7 @@ std::vector<DefinitionCase> definitionsOf(const std::vector<NhwcCase> &nhwcCases
   std::vector<DefinitionCase> definitions;
   for (DType dtype : kFloatTypes)
     for (const NhwcCase &fused : nhwcCases)
-      definitions.push_back(makeDefinition(fused, dtype));
+      definitions.push_back(makeNhwcDefinition(fused, dtype));
   return definitions;
 }
 std::vector<DefinitionCase> modelDefinitions() { return definitionsOf(modelCases()); }
@@ -333,7 +184,7 @@ TEST_F(FusedConvolutionNhwcTest, RepeatedConvolutionsBuildAgain) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
-  DefinitionCase definitionCase = makeDefinition(modelCases()[1], DType::F16);
+  DefinitionCase definitionCase = makeNhwcDefinition(modelCases()[1], DType::F16);
   FunctionalDefinitionOp definition = buildDefinition(definitionCase);
   ASSERT_TRUE(definition);
   OpCase operands;
@@ -356,18 +207,25 @@ TEST_F(FusedConvolutionNhwcTest, RepeatedConvolutionsBuildAgain) {
 
 /// Without a device every case compiles its epilogue kernel (and the
 /// asymmetric padding's NHWC pad kernel), then stops where cuDNN needs a
-/// device.
+/// device; left to choose, a depthwise convolution builds the generated
+/// depthwise kernel instead (FusedDepthwiseNhwcTest checks it).
 TEST_F(FusedConvolutionNhwcTest, EpilogueCompiles) {
   for (const DefinitionCase &definitionCase : allDefinitions()) {
     SCOPED_TRACE(definitionCase.describe());
     FunctionalDefinitionOp definition = buildDefinition(definitionCase);
     ASSERT_TRUE(definition);
+    bool depthwise = definitionCase.describe().find("depthwise") != std::string::npos;
     for (std::optional<FusedConvolutionPath> path :
          {std::optional<FusedConvolutionPath>(),
           std::optional<FusedConvolutionPath>(FusedConvolutionPath::ConvolutionThenEpilogue)}) {
       std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
       llvm::Expected<FusedConvolutionKernel> fused =
           buildFusedConvolution(definition, *context, path);
+      if (depthwise && !path) {
+        ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
+        EXPECT_EQ(fused->path, FusedConvolutionPath::DepthwiseKernel);
+        continue;
+      }
       ASSERT_FALSE(static_cast<bool>(fused)) << "built without a device";
       std::string message = llvm::toString(fused.takeError());
       EXPECT_NE(message.find("cuDNN needs a device"), std::string::npos) << message;
@@ -398,18 +256,18 @@ TEST_F(FusedConvolutionNhwcTest, RejectsOtherPermutations) {
   // The input read as NWHC (square shapes keep the IR valid).
   Permutations input;
   input.input = "[0, 3, 2, 1]";
-  expectFusedRejected(makeDefinition(base, DType::F16, input),
+  expectFusedRejected(makeNhwcDefinition(base, DType::F16, input),
                       "@nhwc_permuted_float16: fused convolution: channels-last form: the "
                       "input's transpose with permutation [0, 3, 2, 1] is not implemented on "
                       "the CUDA driver (only [0, 3, 1, 2], NHWC to NCHW)");
   Permutations weight;
   weight.weight = "[0, 3, 2, 1]";
-  expectFusedRejected(makeDefinition(base, DType::F32, weight),
+  expectFusedRejected(makeNhwcDefinition(base, DType::F32, weight),
                       "the weight's transpose with permutation [0, 3, 2, 1] is not implemented "
                       "on the CUDA driver (only [0, 3, 1, 2], OHWI to OIHW)");
   Permutations output;
   output.output = "[0, 3, 2, 1]";
-  expectFusedRejected(makeDefinition(base, DType::BF16, output),
+  expectFusedRejected(makeNhwcDefinition(base, DType::BF16, output),
                       "the result's transpose with permutation [0, 3, 2, 1] is not implemented "
                       "on the CUDA driver (only [0, 2, 3, 1], NCHW to NHWC)");
 }
@@ -458,7 +316,7 @@ TEST_F(FusedConvolutionNhwcTest, RejectsIncompleteOrOtherRankForms) {
 TEST_F(FusedConvolutionNhwcTest, RejectsChainLayersItLacks) {
   NhwcCase withExp{"nhwc_exp", {1, 6, 6, 4}, {4, 3, 3, 4}, {{}, {1, 1}, {1, 1}, {}, 1}, true,
                    {kRelu, layer("cgc_op.exp")}};
-  expectFusedRejected(makeDefinition(withExp, DType::F32),
+  expectFusedRejected(makeNhwcDefinition(withExp, DType::F32),
                       "@nhwc_exp_float32: fused convolution: chain layer cgc_op.exp is not "
                       "implemented on the CUDA driver");
 }

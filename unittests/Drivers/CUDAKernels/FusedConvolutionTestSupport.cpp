@@ -1,9 +1,12 @@
-//===- FusedConvolutionTestSupport.cpp - both paths of a fused convolution ===//
+//===- FusedConvolutionTestSupport.cpp - fused convolution cases and paths ===//
 
 #include "FusedConvolutionTestSupport.h"
 
+#include "DefinitionText.h"
+
 #include "drivers/cuda/kernels/FusedConvolution.h"
 
+#include <cmath>
 #include <iostream>
 
 namespace cgc::cuda::test {
@@ -41,10 +44,142 @@ void FusedConvolutionPathsTest::expectBothPathsMatchCpu(const DefinitionCase &de
           launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
       ASSERT_EQ(actual.size(), 1u);
       expectClose(actual[0], expected[0], definitionCase.tolerance,
-                  std::string(getFusedConvolutionPathName(path)) +
-                      (capture ? " (captured)" : ""));
+                  std::string(getFusedConvolutionPathName(path)) + (capture ? " (captured)" : ""));
     }
   }
+}
+
+void FusedConvolutionPathsTest::expectDepthwisePathMatchesCpu(
+    const DefinitionCase &definitionCase) {
+  KernelContext *kernelContext = getDeviceContext();
+  ASSERT_NE(kernelContext, nullptr);
+  SCOPED_TRACE(definitionCase.describe());
+  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  ASSERT_TRUE(definition);
+  OpCase operands;
+  operands.operands = definitionCase.operands;
+  std::vector<HostTensor> inputs = makeInputs(operands);
+  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
+  ASSERT_EQ(expected.size(), 1u);
+  llvm::Expected<FusedConvolutionKernel> fused = buildFusedConvolution(
+      definition, kernelContext->getImpl(), FusedConvolutionPath::DepthwiseKernel);
+  ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
+  EXPECT_EQ(fused->path, FusedConvolutionPath::DepthwiseKernel);
+  for (bool capture : {false, true}) {
+    std::vector<HostTensor> actual =
+        launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
+    ASSERT_EQ(actual.size(), 1u);
+    expectClose(actual[0], expected[0], definitionCase.tolerance,
+                std::string("depthwise kernel") + (capture ? " (captured)" : ""));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Channels-last definitions
+//===----------------------------------------------------------------------===//
+
+std::string Window::attributes() const {
+  std::string text;
+  auto list = [&](const char *name, const Dims &values) {
+    if (values.empty())
+      return;
+    text += std::string(text.empty() ? "" : ", ") + name + " = [" + std::to_string(values[0]) +
+            ", " + std::to_string(values[1]) + "]";
+  };
+  list("strides", strides);
+  list("start_padding", startPadding);
+  list("end_padding", endPadding);
+  list("dilations", dilations);
+  if (groups != 1)
+    text += std::string(text.empty() ? "" : ", ") + "groups = " + std::to_string(groups) + " : i64";
+  return text.empty() ? "" : "{" + text + "}";
+}
+
+Dims toNchw(const Dims &nhwc) { return {nhwc[0], nhwc[3], nhwc[1], nhwc[2]}; }
+Dims toNhwc(const Dims &nchw) { return {nchw[0], nchw[2], nchw[3], nchw[1]}; }
+
+Dims getOutputShape(const Dims &input, const Dims &weight, const Window &window) {
+  Dims output = {input[0], weight[0]};
+  for (size_t dim = 0; dim < 2; ++dim) {
+    auto at = [&](const Dims &values, int64_t fallback) {
+      return values.empty() ? fallback : values[dim];
+    };
+    int64_t extent = at(window.dilations, 1) * (weight[dim + 2] - 1) + 1;
+    output.push_back(
+        (input[dim + 2] + at(window.startPadding, 0) + at(window.endPadding, 0) - extent) /
+            at(window.strides, 1) +
+        1);
+  }
+  return output;
+}
+
+DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
+                                  const Permutations &permutations) {
+  Dims inputNchw = toNchw(fused.input), weightOihw = toNchw(fused.weight);
+  Dims outputNchw = getOutputShape(inputNchw, weightOihw, fused.window);
+  Dims outputNhwc = toNhwc(outputNchw);
+  std::string outputType = tensorType(outputNhwc, dtype);
+  int64_t fanIn = fused.weight[1] * fused.weight[2] * fused.weight[3];
+  double weightBound = std::sqrt(3.0 / static_cast<double>(fanIn));
+
+  std::vector<TypedValue> arguments = {{"%x", tensorType(fused.input, dtype)},
+                                       {"%w", tensorType(fused.weight, dtype)}};
+  std::vector<OperandSpec> operands = {tensor(fused.input, dtype, -1, 1),
+                                       tensor(fused.weight, dtype, -weightBound, weightBound)};
+  if (fused.bias) {
+    arguments.push_back({"%b", tensorType({fused.weight[0]}, dtype)});
+    operands.push_back(tensor({fused.weight[0]}, dtype, -0.5, 0.5));
+  }
+  std::vector<TypedValue> others;
+  for (const ChainLayer &layer : fused.chain) {
+    if (!layer.other)
+      continue;
+    others.push_back({"%e" + std::to_string(others.size()), tensorType(*layer.other, dtype)});
+    arguments.push_back(others.back());
+    operands.push_back(tensor(*layer.other, dtype, layer.low, layer.high));
+  }
+  std::string name = fused.name + "_" + dtypeName(dtype);
+  DefinitionText text(name, arguments);
+  TypedValue xt =
+      text.layer("%xt", "cgc_op.transpose", {arguments[0]}, tensorType(inputNchw, dtype),
+                 "{permutation = " + permutations.input + "}");
+  TypedValue wt =
+      text.layer("%wt", "cgc_op.transpose", {arguments[1]}, tensorType(weightOihw, dtype),
+                 "{permutation = " + permutations.weight + "}");
+  std::vector<TypedValue> convOperands = {xt, wt};
+  if (fused.bias)
+    convOperands.push_back(arguments[2]);
+  TypedValue conv = text.layer("%conv", "cgc_op.convolution", convOperands,
+                               tensorType(outputNchw, dtype), fused.window.attributes());
+  TypedValue value = text.layer("%y", "cgc_op.transpose", {conv}, outputType,
+                                "{permutation = " + permutations.output + "}");
+  size_t nextOther = 0;
+  for (size_t index = 0; index < fused.chain.size(); ++index) {
+    const ChainLayer &layer = fused.chain[index];
+    std::vector<TypedValue> layerOperands = {value};
+    if (layer.other) {
+      const TypedValue &other = others[nextOther++];
+      if (layer.valueSecond)
+        layerOperands.insert(layerOperands.begin(), other);
+      else
+        layerOperands.push_back(other);
+    }
+    value = text.layer("%v" + std::to_string(index), layer.op, layerOperands, outputType,
+                       layer.attributes);
+  }
+  return {text.str({value}), std::move(operands), reductionTolerance(dtype)};
+}
+
+ChainLayer layer(std::string op, std::string attributes) {
+  return ChainLayer{std::move(op), std::move(attributes)};
+}
+ChainLayer withOther(std::string op, Dims other, bool valueSecond, double low, double high) {
+  ChainLayer result{std::move(op), ""};
+  result.other = std::move(other);
+  result.valueSecond = valueSecond;
+  result.low = low;
+  result.high = high;
+  return result;
 }
 
 } // namespace cgc::cuda::test

@@ -1,8 +1,11 @@
-//===- FusedConvolutionTestSupport.h - both paths of a fused convolution -*- C++ -*-===//
+//===- FusedConvolutionTestSupport.h - fused convolution cases and paths -*- C++ -*-===//
 //
-// The fused convolution runs as one cuDNN graph or as cuDNN's convolution
-// and a generated epilogue. The channels-first and channels-last tests force
-// each path on every case against the same reference.
+// The fused convolution runs as one cuDNN graph, as cuDNN's convolution and
+// a generated epilogue, or (channels-last depthwise) as the generated
+// depthwise kernel. The channels-first, channels-last and depthwise tests
+// force each path on every case against the same reference; the
+// channels-last and depthwise tests write their definitions with the same
+// builder (NhwcCase).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,17 +14,87 @@
 
 #include "FusedTestSupport.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace cgc::cuda::test {
 
 class FusedConvolutionPathsTest : public FusedKernelTest {
 public:
-  /// Builds `definitionCase` down each path forced and expects each,
+  /// Builds `definitionCase` down each cuDNN path forced and expects each,
   /// launched directly and through graph capture, to match the reference.
   /// The epilogue path must run every case; the cuDNN graph may have no
   /// plan for it (reported). Counts the case in `graphCases` when the graph
   /// ran it. Needs a device.
   void expectBothPathsMatchCpu(const DefinitionCase &definitionCase, unsigned &graphCases);
+  /// Builds `definitionCase` down the generated depthwise kernel (forced)
+  /// and expects it, launched directly and through graph capture, to match
+  /// the reference. Needs a device.
+  void expectDepthwisePathMatchesCpu(const DefinitionCase &definitionCase);
 };
+
+//===----------------------------------------------------------------------===//
+// Channels-last definitions
+//===----------------------------------------------------------------------===//
+
+/// A 2-D convolution's window, as its attributes give it.
+struct Window {
+  Dims strides, startPadding, endPadding, dilations;
+  int64_t groups = 1;
+
+  std::string attributes() const;
+};
+
+/// One layer of the chain after the convolution.
+struct ChainLayer {
+  std::string op;
+  std::string attributes;
+  /// The NHWC shape of the layer's other operand (a new argument), if it
+  /// has one.
+  std::optional<Dims> other;
+  /// Whether the chain's value is the second operand.
+  bool valueSecond = false;
+  double low = -1.0, high = 1.0;
+};
+
+/// A channels-last convolution (optional bias) and its chain: `input` is
+/// N×H×W×C, `weight` K×R×S×C/groups (OHWI), as the definition's arguments
+/// lie in memory.
+struct NhwcCase {
+  std::string name;
+  Dims input, weight;
+  Window window;
+  bool bias = true;
+  std::vector<ChainLayer> chain;
+};
+
+/// NHWC (OHWI) dimensions as NCHW (OIHW): the permutation [0, 3, 1, 2].
+Dims toNchw(const Dims &nhwc);
+/// NCHW dimensions as NHWC: the permutation [0, 2, 3, 1].
+Dims toNhwc(const Dims &nchw);
+
+/// The NCHW output shape of the convolution (ConvolutionOps.td).
+Dims getOutputShape(const Dims &input, const Dims &weight, const Window &window);
+
+/// The transposes of the channels-last form (a test changes them).
+struct Permutations {
+  std::string input = "[0, 3, 1, 2]", weight = "[0, 3, 1, 2]", output = "[0, 2, 3, 1]";
+};
+
+/// The channels-last definition of `fused` in `dtype`: input in [-1, 1],
+/// weights scaled to the fan-in so that results stay near 1.
+DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
+                                  const Permutations &permutations = {});
+
+/// A chain layer without another operand.
+ChainLayer layer(std::string op, std::string attributes = "");
+/// A chain layer whose other operand is a new argument of shape `other`
+/// (values in [low, high]).
+ChainLayer withOther(std::string op, Dims other, bool valueSecond = false, double low = -1.0,
+                     double high = 1.0);
+inline const ChainLayer kRelu = layer("cgc_op.relu");
+inline const ChainLayer kRelu6 = layer("cgc_op.clip", "{max = 6.000000e+00, min = 0.000000e+00}");
 
 } // namespace cgc::cuda::test
 

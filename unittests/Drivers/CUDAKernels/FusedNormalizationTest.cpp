@@ -7,7 +7,12 @@
 // outer axis, broadcast parameters and several results: one generated kernel
 // each, against the definition run layer by layer on the CPU (which
 // accumulates layer_norm's statistics in double). float32 within 1e-4,
-// float16 and bfloat16 within 1e-2.
+// float16 and bfloat16 within 1e-2. Row lengths cover each way of the
+// register row kernels (RowKernelCodegen.h): one warp a row (768, 1024,
+// 1000 with a partial last chunk, 77 whose rows start misaligned for
+// chunks), one block a row (3000, 4098), and arguments read once per row
+// (a row scale, a [B, 1, 1, S] mask) or in a narrower type (a cast before
+// the layer_norm).
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +128,26 @@ DefinitionCase outerAxisLayerNormCase(DType dtype) {
           normTolerance(dtype)};
 }
 
+/// float32 layer_norm of a 16-bit input cast up, scaled per row afterwards
+/// (`g` of shape [rows..., 1]), both the normalized and the scaled tensors
+/// returned: reads of two widths, one of them once per row.
+DefinitionCase castLayerNormCase(const Dims &shape, DType from) {
+  Dims rowShape = shape;
+  rowShape.back() = 1;
+  std::string a = type(shape, from), x = type(shape, DType::F32),
+              p = type({shape.back()}, DType::F32), g = type(rowShape, DType::F32);
+  DefinitionText text("cast_layer_norm",
+                      {{"%a", a}, {"%scale", p}, {"%bias", p}, {"%g", g}});
+  auto wide = text.layer("%0", "cgc_op.cast", {{"%a", a}}, x, "{to = !cgc.float32}");
+  auto normalized = text.layer("%1", "cgc_op.layer_norm", {wide, {"%scale", p}, {"%bias", p}},
+                               x, layerNormAttributes(-1, 1e-5));
+  auto scaled = text.layer("%2", "cgc_op.mul", {normalized, {"%g", g}}, x);
+  return {text.str({normalized, scaled}),
+          {tensor(shape, from, -3, 3), tensor({shape.back()}, DType::F32, -1, 1),
+           tensor({shape.back()}, DType::F32, -1, 1), tensor(rowShape, DType::F32, 0.5, 2)},
+          normTolerance(DType::F32)};
+}
+
 /// Rows longer than the on-chip row cache (9000 floats): the prologue is
 /// computed again in each pass.
 DefinitionCase longRowLayerNormCase(DType dtype) {
@@ -201,8 +226,16 @@ std::vector<DefinitionCase> layerNormCases() {
     cases.push_back(chainsLayerNormCase({1, 128, 768}, dtype));
     cases.push_back(outerAxisLayerNormCase(dtype));
     cases.push_back(longRowLayerNormCase(dtype));
+    for (int64_t size : {1024, 1000, 77, 3000, 4098})
+      cases.push_back(residualLayerNormCase({3, 5, size}, dtype));
+    cases.push_back(chainsLayerNormCase({2, 3, 1000}, dtype));
+    cases.push_back(layerNormCase({2, 7, 3000}, dtype));
   }
+  cases.push_back(castLayerNormCase({2, 9, 768}, DType::F16));
+  cases.push_back(castLayerNormCase({2, 9, 1000}, DType::BF16));
+  cases.push_back(castLayerNormCase({2, 3, 77}, DType::F16));
   cases.push_back(chainsLayerNormCase({2, 3, 40}, DType::F64));
+  cases.push_back(residualLayerNormCase({3, 2000}, DType::F64));
   return cases;
 }
 
@@ -213,6 +246,9 @@ std::vector<DefinitionCase> softmaxCases() {
     cases.push_back(scaledSoftmaxCase(dtype));
     cases.push_back(outerAxisSoftmaxCase(dtype));
     cases.push_back(longRowSoftmaxCase(dtype));
+    // A mask per batch of several: its row offset walks two dimensions.
+    cases.push_back(maskedSoftmaxCase({3, 4, 5, 96}, dtype));
+    cases.push_back(maskedSoftmaxCase({2, 2, 3, 2500}, dtype));
   }
   cases.push_back(maskedSoftmaxCase({2, 2, 5, 33}, DType::F64));
   cases.push_back(outerAxisSoftmaxCase(DType::F64));

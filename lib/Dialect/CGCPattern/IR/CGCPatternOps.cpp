@@ -55,6 +55,60 @@ bool isOptionalInput(Value value) {
   auto input = value.getDefiningOp<InputOp>();
   return input && input.getOptional();
 }
+
+/// Whether every match computes `value` with a matched layer: a layer
+/// result, an elementwise chain (which continues such a value), or a view
+/// chain that continues one or holds at least one layer. A view chain of an
+/// input with `min_length = 0` may be the input's value itself.
+bool isComputedInMatch(Value value) {
+  Operation *definition = value.getDefiningOp();
+  if (isa_and_present<LayerOp, ElementwiseChainOp>(definition))
+    return true;
+  if (auto view = dyn_cast_if_present<ViewChainOp>(definition))
+    return static_cast<int64_t>(view.getMinLength()) >= 1 ||
+           isComputedInMatch(view.getAnchor());
+  return false;
+}
+
+/// Checks a chain's `min_length` and `max_length` (I64Attr accessors return
+/// uint64_t: the values are read as signed).
+LogicalResult verifyChainLengths(Operation *op, uint64_t min, uint64_t max) {
+  auto minLength = static_cast<int64_t>(min);
+  auto maxLength = static_cast<int64_t>(max);
+  if (minLength < 0)
+    return op->emitOpError() << "min_length must be non-negative, got " << minLength;
+  if (maxLength == 0)
+    return op->emitOpError() << "max_length 0 matches no layer: leave the chain out";
+  if (maxLength != -1 && maxLength < minLength)
+    return op->emitOpError() << "max_length (" << maxLength
+                             << ") must be -1 (unbounded) or at least min_length (" << minLength
+                             << ")";
+  return success();
+}
+
+/// Checks a chain's list of layer names: non-empty, registered cgc_op
+/// layers that `isAllowed` accepts (else the error `why` names), each once.
+LogicalResult verifyChainLayerNames(Operation *op, ArrayAttr names, StringRef attributeName,
+                                    function_ref<bool(RegisteredOperationName)> isAllowed,
+                                    StringRef why) {
+  if (names.empty())
+    return op->emitOpError() << attributeName << " must not be empty: leave it out instead";
+  llvm::StringSet<> seen;
+  for (Attribute attribute : names) {
+    StringRef name = cast<StringAttr>(attribute).getValue();
+    FailureOr<RegisteredOperationName> layer = lookupLayer(op, name, "chain layer");
+    if (failed(layer))
+      return failure();
+    if (!isAllowed(*layer))
+      return op->emitOpError() << "chain layer '" << name << "' " << why;
+    if (!seen.insert(name).second)
+      return op->emitOpError() << attributeName << " lists '" << name << "' twice";
+  }
+  return success();
+}
+
+/// The view chain's layers when `layers` is left out.
+constexpr StringLiteral kDefaultViewLayers[] = {"cgc_op.transpose", "cgc_op.reshape"};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -68,17 +122,17 @@ Value PatternOp::getRootValue() {
 
 LogicalResult PatternOp::verifyRegions() {
   // A pattern matches at least one layer by construction: its root is a
-  // layer or chain result, and a chain is anchored on a layer or chain.
-  // Constraints do not make a value part of the subgraph: only layers,
-  // chains and the root do.
+  // value the match computes (RootOp's verifier). Constraints do not make a
+  // value part of the subgraph: only layers, chains and the root do.
   auto isDataflowUse = [](OpOperand &use) { return !isa<ConstraintOp>(use.getOwner()); };
   for (Operation &op : *getBodyBlock()) {
     if (auto input = dyn_cast<InputOp>(op)) {
-      if (!llvm::any_of(input->getUses(),
-                        [](OpOperand &use) { return isa<LayerOp>(use.getOwner()); }))
-        return input.emitOpError()
-               << "is not an operand of any layer: every input must be consumed by the match";
-    } else if (isa<LayerOp, ElementwiseChainOp>(op)) {
+      if (!llvm::any_of(input->getUses(), [](OpOperand &use) {
+            return isa<LayerOp, ViewChainOp>(use.getOwner());
+          }))
+        return input.emitOpError() << "is not an operand of any layer or view chain: every "
+                                      "input must be consumed by the match";
+    } else if (isa<LayerOp, ElementwiseChainOp, ViewChainOp>(op)) {
       if (!llvm::any_of(op.getResult(0).getUses(), isDataflowUse))
         return op.emitOpError() << "result is not used by a layer, a chain or the root: "
                                    "every value of a pattern must reach its root";
@@ -146,51 +200,78 @@ LogicalResult LayerOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ElementwiseChainOp::verify() {
-  Operation *anchor = getAnchor().getDefiningOp();
-  if (!isa_and_present<LayerOp, ElementwiseChainOp>(anchor))
+  Value anchor = getAnchor();
+  if (isa_and_present<ViewChainOp>(anchor.getDefiningOp()) && !isComputedInMatch(anchor))
+    return emitOpError() << "anchor is a view chain of an input that may match no layer: a "
+                            "chain continues a matched layer (give the view chain "
+                            "min_length >= 1)";
+  if (!isComputedInMatch(anchor))
     return emitOpError() << "anchor must be a layer or chain result, not an input: a chain "
                             "continues a matched layer";
-  auto minLength = static_cast<int64_t>(getMinLength());
-  auto maxLength = static_cast<int64_t>(getMaxLength());
-  if (minLength < 0)
-    return emitOpError() << "min_length must be non-negative, got " << minLength;
-  if (maxLength == 0)
-    return emitOpError() << "max_length 0 matches no layer: leave the chain out";
-  if (maxLength != -1 && maxLength < minLength)
-    return emitOpError() << "max_length (" << maxLength << ") must be -1 (unbounded) or at "
-                         << "least min_length (" << minLength << ")";
-  // I64Attr accessors return uint64_t: read the values as signed.
+  if (failed(verifyChainLengths(*this, getMinLength(), getMaxLength())))
+    return failure();
+  // I64Attr accessors return uint64_t: read the value as signed.
   auto maxExtraInputs = static_cast<int64_t>(getMaxExtraInputs());
   if (maxExtraInputs < 0)
     return emitOpError() << "max_extra_inputs must be non-negative, got " << maxExtraInputs;
 
-  auto verifyNames = [&](ArrayAttr names, StringRef attributeName) -> LogicalResult {
-    if (names.empty())
-      return emitOpError() << attributeName << " must not be empty: leave it out instead";
-    llvm::StringSet<> seen;
-    for (Attribute attribute : names) {
-      StringRef name = cast<StringAttr>(attribute).getValue();
-      FailureOr<RegisteredOperationName> layer = lookupLayer(*this, name, "chain layer");
-      if (failed(layer))
-        return failure();
-      if (!layer->hasTrait<op::OpTrait::Elementwise>())
-        return emitOpError() << "chain layer '" << name
-                             << "' is not elementwise (it lacks the Elementwise trait)";
-      if (!seen.insert(name).second)
-        return emitOpError() << attributeName << " lists '" << name << "' twice";
-    }
-    return success();
+  auto isElementwise = [](RegisteredOperationName layer) {
+    return layer.hasTrait<op::OpTrait::Elementwise>();
   };
+  constexpr StringLiteral notElementwise = "is not elementwise (it lacks the Elementwise trait)";
   std::optional<ArrayAttr> layers = getLayers();
-  if (layers && failed(verifyNames(*layers, "layers")))
+  if (layers &&
+      failed(verifyChainLayerNames(*this, *layers, "layers", isElementwise, notElementwise)))
     return failure();
   if (std::optional<ArrayAttr> valueFirst = getValueFirstLayers()) {
-    if (failed(verifyNames(*valueFirst, "value_first_layers")))
+    if (failed(verifyChainLayerNames(*this, *valueFirst, "value_first_layers", isElementwise,
+                                     notElementwise)))
       return failure();
     for (Attribute name : *valueFirst)
       if (layers && !llvm::is_contained(*layers, name))
         return emitOpError() << "value-first layer " << name
                              << " is not one of the chain's layers";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ViewChainOp
+//===----------------------------------------------------------------------===//
+
+bool ViewChainOp::allowsLayer(StringRef name) {
+  if (std::optional<ArrayAttr> layers = getLayers())
+    return llvm::any_of(*layers, [&](Attribute attribute) {
+      return cast<StringAttr>(attribute).getValue() == name;
+    });
+  return llvm::is_contained(kDefaultViewLayers, name);
+}
+
+bool ViewChainOp::isAnchoredOnInput() { return getAnchor().getDefiningOp<InputOp>() != nullptr; }
+
+LogicalResult ViewChainOp::verify() {
+  Operation *anchor = getAnchor().getDefiningOp();
+  // Two view chains in a row could split one run of layers anywhere between
+  // them; a single chain allowing the layers of both is unambiguous.
+  if (isa_and_present<ViewChainOp>(anchor))
+    return emitOpError() << "anchor is another view chain: one chain allowing the layers of "
+                            "both says the same";
+  if (!isa_and_present<InputOp, LayerOp, ElementwiseChainOp>(anchor))
+    return emitOpError() << "anchor must be an input, a layer or an elementwise chain result";
+  if (isOptionalInput(getAnchor()))
+    return emitOpError() << "anchor is an optional input, which may be absent: a view chain "
+                            "needs a value to read";
+  if (failed(verifyChainLengths(*this, getMinLength(), getMaxLength())))
+    return failure();
+  if (std::optional<ArrayAttr> layers = getLayers()) {
+    // What the matcher relies on: each chain layer reads one value and
+    // produces one. That the layers only re-index is the target's claim.
+    auto readsOneValue = [](RegisteredOperationName layer) {
+      return layer.hasTrait<mlir::OpTrait::OneOperand>() &&
+             layer.hasTrait<mlir::OpTrait::OneResult>();
+    };
+    return verifyChainLayerNames(*this, *layers, "layers", readsOneValue,
+                                 "does not have exactly one operand and one result");
   }
   return success();
 }
@@ -216,6 +297,9 @@ LogicalResult RootOp::verify() {
   if (getValue().getDefiningOp<InputOp>())
     return emitOpError() << "must name a layer or chain result, not an input: a pattern "
                             "produces what it matches";
+  if (!isComputedInMatch(getValue()))
+    return emitOpError() << "names a view chain of an input that may match no layer: give it "
+                            "min_length >= 1, a pattern produces what it matches";
   return success();
 }
 

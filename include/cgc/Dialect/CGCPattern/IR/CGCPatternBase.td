@@ -34,6 +34,10 @@ def CGCPattern_Dialect : Dialect {
       such as convolution → relu → add.
     * `cgc_pattern.elementwise_chain`: any number of elementwise layers after
       an anchor (epilogue fusion), each consuming the previous value.
+    * `cgc_pattern.view_chain`: any number of re-indexing layers (transpose,
+      reshape) at an anchor: from an input into the match, or after a
+      matched layer, which a fused kernel absorbs by reading or writing
+      through strides.
     * `cgc_pattern.constraint`: a named native constraint the compiler
       evaluates on matched values (shapes, alignment, channel multiples).
       Names are checked against the compiler's known constraints before a

@@ -2,7 +2,7 @@
 //
 // cgc.module > cgc_pattern.pattern @name benefit(N) {
 //   cgc_pattern.input, cgc_pattern.layer, cgc_pattern.elementwise_chain,
-//   cgc_pattern.constraint, cgc_pattern.root }
+//   cgc_pattern.view_chain, cgc_pattern.constraint, cgc_pattern.root }
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,12 +37,13 @@ def CGCPattern_PatternOp : CGCPattern_Op<"pattern", [
     }
     ```
 
-    Verified: every input is an operand of a layer; every layer and chain
-    result other than the root is used by a layer, a chain or the root, so
-    that every value of the pattern reaches the root (constraints alone do
-    not count). By construction a pattern matches at least one layer (its
-    root is a layer or chain result and chains continue layers) and is
-    acyclic (its values are SSA values of one block).
+    Verified: every input is an operand of a layer or the anchor of a view
+    chain; every layer and chain result other than the root is used by a
+    layer, a chain or the root, so that every value of the pattern reaches
+    the root (constraints alone do not count). By construction a pattern
+    matches at least one layer (its root is a value the match computes: a
+    layer result, or a chain that continues one or has a minimum length)
+    and is acyclic (its values are SSA values of one block).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$benefit);
@@ -139,8 +140,9 @@ def CGCPattern_ElementwiseChainOp
     %out = cgc_pattern.elementwise_chain(%conv) {layers = ["cgc_op.relu", "cgc_op.add"], max_length = 3}
     ```
 
-    Verified: `anchor` is a layer or chain result, not an input;
-    `0 <= min_length`, `max_length` is -1 or at least `min_length` and not 0;
+    Verified: `anchor` is a value the match computes (a layer result, an
+    elementwise chain, or a view chain that is anchored on one or has
+    `min_length >= 1`), not an input; `0 <= min_length`, `max_length` is -1 or at least `min_length` and not 0;
     `max_extra_inputs >= 0`; every listed layer is a registered `cgc_op`
     layer with the `Elementwise` trait, listed once, and each value-first
     layer is one of `layers` when those are given.
@@ -154,6 +156,84 @@ def CGCPattern_ElementwiseChainOp
   let results = (outs CGCPattern_ValueType:$result);
   let assemblyFormat = "`(` $anchor `)` attr-dict";
   let hasVerifier = 1;
+}
+
+def CGCPattern_ViewChainOp : CGCPattern_Op<"view_chain", [HasParent<"PatternOp">]> {
+  let summary = "Any number of re-indexing layers (transpose, reshape) at an anchor";
+  let description = [{
+    Matches a chain of `n` layers, `min_length <= n <= max_length`
+    (`max_length = -1`: unbounded), starting at the value `anchor` matched:
+    each layer is one of `layers`, has one operand and one result, and
+    consumes the previous value of the chain; the values between two chain
+    layers have no other user. Its result is the chain's value; with `n = 0`
+    it is the anchor itself. Shapes may change along the chain. The layers
+    are meant to be the transposes and reshapes exporters put around fused
+    kernels: the target reads its operands, or writes its result, through
+    strides instead of copying. That they only re-index is the target's
+    claim; the compiler checks their form.
+
+    * `layers`: the layer names allowed in the chain (default:
+      `cgc_op.transpose` and `cgc_op.reshape`).
+
+    The anchor decides which way the chain runs, and its greedy rule:
+
+    * An input: the chain runs from a value outside the match into it; the
+      chain's layers join the match and the input binds to the value before
+      the first one. The chain is the longest run of allowed layers ending
+      at the value its users read: walking up from that value, at most
+      `max_length` layers, it stops at a layer already in an accepted
+      subgraph or whose result has a user outside the chain (before the
+      first step: outside the match). The input's value itself may have
+      other users.
+    * A layer or elementwise chain result: the chain continues a matched
+      layer, as an elementwise chain does, and is the longest run downward:
+      each value, the anchor included, has exactly one user, the next
+      allowed layer, at most `max_length` of them, not in an accepted
+      subgraph.
+
+    The chain's value may be used by layers, constraints and the root like
+    any value, and the usual rules still hold: only the root is used
+    outside the match, and the match is convex.
+
+    ```mlir
+    // Attention as ONNX exporters write it: q and k arrive as
+    // [batch, tokens, heads * dim] and are split into heads around the
+    // products, and the result is put back.
+    %q = cgc_pattern.input
+    %k = cgc_pattern.input
+    %v = cgc_pattern.input
+    %qh = cgc_pattern.view_chain(%q) {max_length = 2}
+    %kh = cgc_pattern.view_chain(%k) {layers = ["cgc_op.reshape", "cgc_op.transpose"], max_length = 4}
+    %vh = cgc_pattern.view_chain(%v) {max_length = 2}
+    %scores = cgc_pattern.layer "cgc_op.matmul"(%qh, %kh)
+    %probs = cgc_pattern.layer "cgc_op.softmax"(%scores)
+    %heads = cgc_pattern.layer "cgc_op.matmul"(%probs, %vh)
+    %out = cgc_pattern.view_chain(%heads) {max_length = 2}
+    cgc_pattern.root %out
+    ```
+
+    Verified: `anchor` is an input (not an `optional` one, which may be
+    absent), a layer result or an elementwise chain result, not another
+    view chain (one chain over the union of the layers says the same);
+    `0 <= min_length`, `max_length` is -1 or at least `min_length` and not
+    0; every listed layer is a registered `cgc_op` layer with exactly one
+    operand and one result, listed once.
+  }];
+  let arguments = (ins CGCPattern_ValueType:$anchor,
+                       DefaultValuedAttr<I64Attr, "0">:$min_length,
+                       DefaultValuedAttr<I64Attr, "-1">:$max_length,
+                       OptionalAttr<StrArrayAttr>:$layers);
+  let results = (outs CGCPattern_ValueType:$result);
+  let assemblyFormat = "`(` $anchor `)` attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the chain may hold a layer named `name`: one of `layers`, or
+    /// transpose and reshape when it is absent.
+    bool allowsLayer(::llvm::StringRef name);
+    /// Whether the chain runs from an input into the match (else it
+    /// continues a matched layer).
+    bool isAnchoredOnInput();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -192,7 +272,10 @@ def CGCPattern_RootOp : CGCPattern_Op<"root", [Terminator, HasParent<"PatternOp"
     cgc_pattern.root %out
     ```
 
-    Verified: the value is a layer or chain result, not an input.
+    Verified: the value is one the match computes: a layer result, an
+    elementwise chain, or a view chain that is anchored on one or has
+    `min_length >= 1` (a view chain of an input may otherwise match no
+    layer).
   }];
   let arguments = (ins CGCPattern_ValueType:$value);
   let assemblyFormat = "$value attr-dict";

@@ -1,0 +1,381 @@
+//===- ConvolutionChain.cpp - a convolution and its chain, read -----------===//
+//
+// Recognition follows the patterns (patterns/convolution.mlir). In
+// conv_bias_activation's form the definition's first layer is a convolution
+// of definition arguments; in conv_nhwc_bias_activation's (the compiler's
+// channels-last form) transposes of two arguments, NHWC to NCHW and OHWI to
+// OIHW, feed the convolution and one transpose, NCHW to NHWC, takes its
+// result. Then each layer is elementwise, takes the previous value (whose
+// only user it is) and at most one other definition argument that
+// broadcasts to the chain's value; the definition returns the last value.
+// Any other shape belongs to another family (std::nullopt); a chain layer
+// the kernels lack, transposes other than the channels-last form's, or a
+// convolution the CUDA driver cannot run, is an error.
+//
+// The epilogue's statements compute in float32 whatever the storage type:
+// every layer runs as a lambda of `x0` (and `x1`) around its layer kernel's
+// expression, called on the running value `v`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvolutionChain.h"
+
+#include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <map>
+
+namespace cgc::cuda {
+
+namespace {
+/// The permutations of the channels-last form.
+constexpr int64_t kNhwcToNchw[] = {0, 3, 1, 2};
+constexpr int64_t kNchwToNhwc[] = {0, 2, 3, 1};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Recognition
+//===----------------------------------------------------------------------===//
+
+/// The step of chain layer `op`, or std::nullopt when the kernel lacks it.
+static std::optional<ChainStep> getStep(mlir::Operation *op) {
+  ChainStep step;
+  step.op = op;
+  auto is = [&](StepKind kind, double alpha = 0.0, double beta = 0.0) {
+    step.kind = kind;
+    step.alpha = alpha;
+    step.beta = beta;
+    return std::optional<ChainStep>(step);
+  };
+  using R = std::optional<ChainStep>;
+  return llvm::TypeSwitch<mlir::Operation *, R>(op)
+      .Case([&](op::AddOp) { return is(StepKind::Add); })
+      .Case([&](op::MulOp) { return is(StepKind::Mul); })
+      .Case([&](op::ReluOp) { return is(StepKind::Relu); })
+      .Case([&](op::LeakyReluOp leaky) {
+        return is(StepKind::LeakyRelu, leaky.getAlpha().convertToDouble());
+      })
+      .Case([&](op::ClipOp clip) {
+        return is(StepKind::Clip, clip.getMin() ? clip.getMin()->convertToDouble() : -INFINITY,
+                  clip.getMax() ? clip.getMax()->convertToDouble() : INFINITY);
+      })
+      .Case([&](op::SigmoidOp) { return is(StepKind::Sigmoid); })
+      .Case([&](op::TanhOp) { return is(StepKind::Tanh); })
+      .Case([&](op::GeluOp gelu) -> R {
+        if (gelu.getApproximate() == "none")
+          return is(StepKind::Gelu);
+        if (gelu.getApproximate() == "tanh")
+          return is(StepKind::GeluTanh);
+        return std::nullopt;
+      })
+      .Case([&](op::HardSigmoidOp hard) {
+        return is(StepKind::HardSigmoid, hard.getAlpha().convertToDouble(),
+                  hard.getBeta().convertToDouble());
+      })
+      .Case([&](op::HardSwishOp) { return is(StepKind::HardSwish); })
+      .Default([](mlir::Operation *) -> R { return std::nullopt; });
+}
+
+/// Whether a tensor of shape `from` broadcasts (numpy rules) to `to`
+/// without changing it.
+static bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  for (auto [fromSize, toSize] : llvm::zip(llvm::reverse(from), llvm::reverse(to)))
+    if (fromSize != 1 && fromSize != toSize)
+      return false;
+  return true;
+}
+
+llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error error) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "@" + definition.getSymName() + ": fused " + kConvolutionFamily +
+                                     ": " + llvm::toString(std::move(error)));
+}
+
+/// "[a, b, ...]" for messages.
+static std::string formatList(llvm::ArrayRef<int64_t> values) {
+  std::string text = "[";
+  for (auto [index, value] : llvm::enumerate(values))
+    text += (index ? ", " : "") + std::to_string(value);
+  return text + "]";
+}
+
+/// The permutation `transpose` applies (by default it reverses the
+/// dimensions).
+static llvm::SmallVector<int64_t, 4> getPermutation(op::TransposeOp transpose) {
+  llvm::SmallVector<int64_t, 4> permutation(transpose.getPermutation());
+  if (permutation.empty()) {
+    int64_t rank = llvm::cast<TensorType>(transpose.getInput().getType()).getRank();
+    for (int64_t dim = rank - 1; dim >= 0; --dim)
+      permutation.push_back(dim);
+  }
+  return permutation;
+}
+
+/// Whether `value` is used, and only by `user` (possibly at several
+/// operands).
+static bool isUsedOnlyBy(mlir::Value value, mlir::Operation *user) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [&](mlir::Operation *op) { return op == user; });
+}
+
+/// The transposes of the channels-last form around a convolution, each
+/// null when the definition lacks it.
+struct ChannelsLastTransposes {
+  op::TransposeOp input, weight, output;
+};
+
+/// What keeps `transposes` (around `conv`, at least one of them present)
+/// from being the channels-last form the kernel implements: all three
+/// transposes, with exactly the permutations NHWC → NCHW (input), OHWI →
+/// OIHW (weight) and NCHW → NHWC (result), around a 2-D convolution.
+static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
+                                                    const ChannelsLastTransposes &transposes) {
+  const std::string prefix = "channels-last form: ";
+  int64_t rank = llvm::cast<TensorType>(conv.getInput().getType()).getRank();
+  if (rank != 4)
+    return prefix + "a convolution of rank " + std::to_string(rank) +
+           " is not implemented on the CUDA driver (only 2-D convolutions, rank 4)";
+  struct Expected {
+    op::TransposeOp transpose;
+    const char *what;
+    llvm::ArrayRef<int64_t> permutation;
+    const char *meaning;
+  };
+  const Expected expected[] = {
+      {transposes.input, "the input", kNhwcToNchw, "NHWC to NCHW"},
+      {transposes.weight, "the weight", kNhwcToNchw, "OHWI to OIHW"},
+      {transposes.output, "the result", kNchwToNhwc, "NCHW to NHWC"},
+  };
+  for (const Expected &wanted : expected) {
+    if (!wanted.transpose)
+      return prefix + wanted.what + " is not transposed (" + wanted.meaning +
+             "): the CUDA driver implements the form that transposes the input, the weight "
+             "and the result";
+    llvm::SmallVector<int64_t, 4> permutation = getPermutation(wanted.transpose);
+    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
+      return prefix + wanted.what + "'s transpose with permutation " + formatList(permutation) +
+             " is not implemented on the CUDA driver (only " + formatList(wanted.permutation) +
+             ", " + wanted.meaning + ")";
+  }
+  return std::nullopt;
+}
+
+std::optional<llvm::Expected<FusedConvolutionShape>>
+analyzeFusedConvolution(FunctionalDefinitionOp definition) {
+  llvm::SmallVector<mlir::Operation *, 8> layers = getDefinitionLayers(definition);
+  // The convolution comes first, or after the transposes of its operands
+  // (the channels-last form).
+  size_t convIndex = 0;
+  while (convIndex < layers.size() && convIndex < 2 &&
+         llvm::isa<op::TransposeOp>(layers[convIndex]))
+    ++convIndex;
+  if (convIndex == layers.size())
+    return std::nullopt;
+  auto conv = llvm::dyn_cast<op::ConvolutionOp>(layers[convIndex]);
+  if (!conv)
+    return std::nullopt;
+  mlir::Block &body = definition.getBody().front();
+  auto argumentOf = [&](mlir::Value value) -> std::optional<unsigned> {
+    auto argument = llvm::dyn_cast<mlir::BlockArgument>(value);
+    if (!argument || argument.getOwner() != &body)
+      return std::nullopt;
+    return argument.getArgNumber();
+  };
+
+  // The transposes of the channels-last form: each private to the
+  // convolution, the operands' transposing definition arguments.
+  ChannelsLastTransposes transposes;
+  transposes.input = conv.getInput().getDefiningOp<op::TransposeOp>();
+  transposes.weight = conv.getWeight().getDefiningOp<op::TransposeOp>();
+  if (convIndex + 1 < layers.size())
+    transposes.output = llvm::dyn_cast<op::TransposeOp>(layers[convIndex + 1]);
+  if (transposes.output && transposes.output.getInput() != conv.getOutput())
+    return std::nullopt;
+  for (mlir::Operation *layer : llvm::ArrayRef(layers).take_front(convIndex))
+    if (layer != transposes.input.getOperation() && layer != transposes.weight.getOperation())
+      return std::nullopt;
+  if (transposes.input && transposes.input == transposes.weight)
+    return std::nullopt;
+  // The value a transpose of the form reads, or `value` itself; null when
+  // the transpose has other users.
+  auto beforeTranspose = [&](op::TransposeOp transpose, mlir::Value value) -> mlir::Value {
+    if (!transpose)
+      return value;
+    return isUsedOnlyBy(transpose.getOutput(), conv) ? transpose.getInput() : mlir::Value();
+  };
+  mlir::Value inputValue = beforeTranspose(transposes.input, conv.getInput());
+  mlir::Value weightValue = beforeTranspose(transposes.weight, conv.getWeight());
+  if (!inputValue || !weightValue)
+    return std::nullopt;
+
+  FusedConvolutionShape shape;
+  shape.conv = conv;
+  shape.channelsLast = transposes.input || transposes.weight || transposes.output;
+  std::optional<unsigned> input = argumentOf(inputValue);
+  std::optional<unsigned> weight = argumentOf(weightValue);
+  if (!input || !weight)
+    return std::nullopt;
+  shape.input = *input;
+  shape.weight = *weight;
+  if (conv.getBias()) {
+    shape.bias = argumentOf(conv.getBias());
+    if (!shape.bias)
+      return std::nullopt;
+  }
+  // The chain starts at the convolution's result, or at its transpose.
+  mlir::Value previous = conv.getOutput();
+  size_t chainStart = convIndex + 1;
+  if (transposes.output) {
+    if (!conv.getOutput().hasOneUse())
+      return std::nullopt;
+    previous = transposes.output.getOutput();
+    ++chainStart;
+  }
+  auto resultType = llvm::dyn_cast<TensorType>(previous.getType());
+  if (!resultType)
+    return std::nullopt;
+
+  // The shape first (std::nullopt on any mismatch), then what is missing.
+  std::string missing;
+  for (mlir::Operation *op : llvm::ArrayRef(layers).drop_front(chainStart)) {
+    // The previous value feeds this layer only (add(v, v) uses it twice).
+    if (!isUsedOnlyBy(previous, op))
+      return std::nullopt;
+    if (!op->hasTrait<op::OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getResult(0).getType() != resultType)
+      return std::nullopt;
+    std::optional<mlir::Value> other;
+    for (mlir::Value operand : op->getOperands()) {
+      if (operand == previous)
+        continue;
+      if (other && *other != operand)
+        return std::nullopt;
+      other = operand;
+    }
+    std::optional<unsigned> argument;
+    if (other) {
+      argument = argumentOf(*other);
+      auto otherType = llvm::dyn_cast<TensorType>(other->getType());
+      if (!argument || !otherType || otherType.getElementType() != resultType.getElementType() ||
+          !broadcastsTo(otherType.getShape(), resultType.getShape()))
+        return std::nullopt;
+    }
+    std::optional<ChainStep> step = getStep(op);
+    if (step && step->isBinary() != (op->getNumOperands() == 2))
+      step.reset();
+    if (!step) {
+      if (missing.empty()) {
+        missing = ("chain layer " + op->getName().getStringRef()).str();
+        if (auto gelu = llvm::dyn_cast<op::GeluOp>(op))
+          missing += (" with approximate \"" + gelu.getApproximate() + "\"").str();
+        missing += " is not implemented on the CUDA driver";
+      }
+    } else {
+      step->argument = argument;
+      step->valueFirst = op->getOperand(0) == previous;
+      shape.steps.push_back(*step);
+    }
+    previous = op->getResult(0);
+  }
+  mlir::Operation *terminator = body.getTerminator();
+  if (!terminator || terminator->getNumOperands() != 1 || terminator->getOperand(0) != previous ||
+      !previous.hasOneUse())
+    return std::nullopt;
+
+  using R = llvm::Expected<FusedConvolutionShape>;
+  if (shape.channelsLast)
+    if (std::optional<std::string> refusal = checkChannelsLast(conv, transposes))
+      return R(makeFusedError(definition, kConvolutionFamily, *refusal));
+  auto output = getTensorInfo(conv, conv.getOutput());
+  if (!output)
+    return R(makeFusedError(definition, kConvolutionFamily, llvm::toString(output.takeError())));
+  if (!isFloat32ComputedDType(output->dtype))
+    return R(makeFusedError(definition, kConvolutionFamily,
+                            llvm::toString(unimplementedElementType(conv, output->dtype))));
+  auto plan = planCudnnConvolution(conv);
+  if (!plan)
+    return R(makeFusedError(definition, kConvolutionFamily, llvm::toString(plan.takeError())));
+  if (!missing.empty())
+    return R(makeFusedError(definition, kConvolutionFamily, missing));
+  shape.plan = std::move(*plan);
+  if (shape.channelsLast)
+    makeChannelsLast(shape.plan);
+  return R(std::move(shape));
+}
+
+//===----------------------------------------------------------------------===//
+// The epilogue
+//===----------------------------------------------------------------------===//
+
+/// The statement applying `step` to the float `v`; `operand` is the other
+/// operand's value. The layer's own expression (the one its layer kernel
+/// evaluates, Elementwise.cpp) runs as a lambda of `x0` (and `x1`), so that
+/// the chain rounds exactly as the layers do; std::nullopt when the layer
+/// has none.
+static std::optional<std::string> getStepStatement(const ChainStep &step, DType dtype,
+                                                   const std::string &operand) {
+  std::optional<std::string> expression = getElementwiseExpression(step.op, dtype);
+  if (!expression)
+    return std::nullopt;
+  if (!step.isBinary())
+    return "v = ([](float x0) -> float { return " + *expression + "; })(v);";
+  return "v = ([](float x0, float x1) -> float { return " + *expression + "; })(" +
+         (step.valueFirst ? "v, " + operand : operand + ", v") + ");";
+}
+
+Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast) {
+  if (channelsLast)
+    return Shape{channels};
+  Shape shape(rank - 1, 1);
+  shape[0] = channels;
+  return shape;
+}
+
+llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionOp definition,
+                                                           const FusedConvolutionShape &shape) {
+  ConvolutionEpilogue epilogue;
+  DType dtype = shape.plan.output.dtype;
+  const Shape &outputShape = shape.plan.output.shape;
+  auto addOperand = [&](unsigned argument, llvm::ArrayRef<int64_t> operandShape) {
+    epilogue.operands.push_back(EpilogueOperand{argument, Shape(operandShape)});
+    return "x" + std::to_string(epilogue.operands.size());
+  };
+  if (shape.bias) {
+    op::ConvolutionOp conv = shape.conv;
+    auto bias = getTensorInfo(conv, conv.getBias());
+    if (!bias)
+      return inFusedConvolution(definition, bias.takeError());
+    epilogue.statements +=
+        " v = v + " +
+        addOperand(*shape.bias,
+                   getBiasShape(bias->getNumElements(), outputShape.size(), shape.channelsLast)) +
+        ";";
+  }
+  std::map<unsigned, std::string> extraOperands;
+  for (const ChainStep &step : shape.steps) {
+    std::string operand = "v";
+    if (step.argument) {
+      auto found = extraOperands.find(*step.argument);
+      if (found == extraOperands.end()) {
+        mlir::Value value = definition.getBody().front().getArgument(*step.argument);
+        auto type = llvm::cast<TensorType>(value.getType());
+        found = extraOperands.emplace(*step.argument, addOperand(*step.argument, type.getShape()))
+                    .first;
+      }
+      operand = found->second;
+    }
+    std::optional<std::string> statement = getStepStatement(step, dtype, operand);
+    if (!statement)
+      return inFusedConvolution(definition,
+                                makeKernelError(step.op, "no generated expression for this layer"));
+    epilogue.statements += " " + *statement;
+  }
+  return epilogue;
+}
+
+} // namespace cgc::cuda

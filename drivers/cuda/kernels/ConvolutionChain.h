@@ -1,0 +1,117 @@
+//===- ConvolutionChain.h - a convolution and its chain, read -*- C++ -*-===//
+//
+// What the fused convolution family (FusedConvolution.cpp) and the kernels
+// it chooses between share: the reading of a definition as a convolution,
+// in NCHW or in the compiler's channels-last form, followed by a chain of
+// elementwise layers (patterns/convolution.mlir), and the code that applies
+// the bias and the chain to one element. The generated epilogue after
+// cuDNN's convolution and the generated depthwise kernel
+// (DepthwiseConvolution.cpp) both evaluate that code, so a chain layer
+// computes alike on every path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_CONVOLUTIONCHAIN_H
+#define CGC_DRIVERS_CUDA_KERNELS_CONVOLUTIONCHAIN_H
+
+#include "CudnnConvolution.h"
+#include "FusedSupport.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cgc::cuda {
+
+/// The family's name in messages ("fused convolution: ...").
+inline constexpr const char *kConvolutionFamily = "convolution";
+
+/// What one chain layer computes.
+enum class StepKind {
+  Add,
+  Mul,
+  Relu,
+  LeakyRelu,
+  Clip,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  GeluTanh,
+  HardSigmoid,
+  HardSwish,
+};
+
+/// One layer of the chain after the convolution.
+struct ChainStep {
+  mlir::Operation *op = nullptr;
+  StepKind kind = StepKind::Relu;
+  /// leaky_relu: alpha; clip: alpha = min, beta = max; hard_sigmoid: alpha,
+  /// beta.
+  double alpha = 0.0, beta = 0.0;
+  /// add and mul: the definition argument of the other operand, or none
+  /// when both operands are the chain's value.
+  std::optional<unsigned> argument;
+  /// add and mul: whether the chain's value is the first operand.
+  bool valueFirst = true;
+  bool isBinary() const { return kind == StepKind::Add || kind == StepKind::Mul; }
+};
+
+/// A definition the family implements.
+struct FusedConvolutionShape {
+  op::ConvolutionOp conv;
+  /// Definition arguments of the convolution's input and weight (before
+  /// their transposes in the channels-last form) and bias.
+  unsigned input = 0, weight = 0;
+  std::optional<unsigned> bias;
+  std::vector<ChainStep> steps;
+  /// The convolution in cuDNN's terms; in the channels-last form its input
+  /// and output shapes are the NHWC ones of the definition's input and
+  /// result.
+  CudnnConvolutionPlan plan;
+  /// The channels-last form: input NHWC, weight KRSC, result and chain NHWC
+  /// in memory.
+  bool channelsLast = false;
+};
+
+/// The family's reading of `definition`: std::nullopt when it is not a
+/// convolution (in either form) followed by an elementwise chain, an error
+/// when it is but the CUDA driver lacks something.
+std::optional<llvm::Expected<FusedConvolutionShape>>
+analyzeFusedConvolution(FunctionalDefinitionOp definition);
+
+/// `error` as an error of the fused convolution of `definition`
+/// ("@name: fused convolution: ...").
+llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error error);
+
+/// The shape of a channel-broadcast bias of `channels` for an output of
+/// rank `rank`: C×1×...×1 (rank - 1 dimensions), or C (the last dimension)
+/// for a channels-last output.
+Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast);
+
+/// A definition argument the epilogue reads, and the shape it is read with
+/// (broadcasting, numpy rules, to the output as it lies in memory).
+struct EpilogueOperand {
+  unsigned argument = 0;
+  Shape shape;
+};
+
+/// The bias and the chain applied to one element of the output.
+struct ConvolutionEpilogue {
+  /// Statements that take the float `v` (the convolution's sum at the
+  /// element) to the chain's result; operand k is read before them into the
+  /// float `x<k + 1>` (`x0` is left to the caller). Empty when there is
+  /// nothing to apply.
+  std::string statements;
+  /// The operands, each definition argument once, in the order of their
+  /// names.
+  llvm::SmallVector<EpilogueOperand, 4> operands;
+};
+
+/// The epilogue of `shape`: each chain layer by its layer kernel's own
+/// expression (Elementwise.cpp), so that the chain rounds as the layers do.
+llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionOp definition,
+                                                           const FusedConvolutionShape &shape);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_CONVOLUTIONCHAIN_H
