@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InputIREntryPoint.h"
+
 #include "cgc/Compiler/Compiler.h"
 #include "cgc/Compiler/Passes.h"
 
@@ -330,32 +332,6 @@ void ChannelsLastConversion::run() {
       weight->erase();
 }
 
-/// Checks that `module` is Input IR with a body: one cgc.entry_point and
-/// nothing else.
-FailureOr<EntryPointOp> getEntryPoint(ModuleOp module) {
-  SmallVector<EntryPointOp> entries;
-  for (Operation &op : module.getBodyBlock()->getOperations()) {
-    auto entry = dyn_cast<EntryPointOp>(op);
-    if (!entry)
-      return op.emitOpError() << "cannot be converted: the channels-last conversion takes Input "
-                                 "IR (one cgc.entry_point and nothing else)";
-    entries.push_back(entry);
-  }
-  if (entries.size() != 1)
-    return module.emitError() << "the channels-last conversion takes Input IR with exactly one "
-                                 "cgc.entry_point, found "
-                              << entries.size();
-  if (entries.front().isExternal())
-    return entries.front().emitOpError() << "has no body to convert";
-  for (Operation &op : entries.front().getBody().front()) {
-    bool isLayer = op.getDialect() && isa<op::CGCOpDialect>(op.getDialect());
-    if (!isLayer && !isa<ConstantOp, ReturnOp>(op))
-      return op.emitOpError() << "cannot be converted: an Input IR entry point holds only "
-                                 "cgc.constant, cgc_op layers and cgc.return";
-  }
-  return entries.front();
-}
-
 } // namespace
 
 LogicalResult convertToChannelsLast(ModuleOp module, LayoutReport *report) {
@@ -363,7 +339,7 @@ LogicalResult convertToChannelsLast(ModuleOp module, LayoutReport *report) {
   LayoutReport &out = report ? *report : local;
   out = LayoutReport();
   out.layout = Layout::ChannelsLast;
-  FailureOr<EntryPointOp> entry = getEntryPoint(module);
+  FailureOr<EntryPointOp> entry = getConvertibleEntryPoint(module, "the channels-last conversion");
   if (failed(entry))
     return failure();
   module.getContext()->getOrLoadDialect<op::CGCOpDialect>();

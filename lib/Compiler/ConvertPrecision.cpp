@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InputIREntryPoint.h"
+
 #include "cgc/Compiler/Compiler.h"
 #include "cgc/Compiler/Passes.h"
 
@@ -245,32 +247,6 @@ void PrecisionConversion::run() {
   removeIdentityCasts();
 }
 
-/// Checks that `module` is Input IR with a body: one cgc.entry_point and
-/// nothing else.
-FailureOr<EntryPointOp> getEntryPoint(ModuleOp module) {
-  SmallVector<EntryPointOp> entries;
-  for (Operation &op : module.getBodyBlock()->getOperations()) {
-    auto entry = dyn_cast<EntryPointOp>(op);
-    if (!entry)
-      return op.emitOpError() << "cannot be converted: precision conversion takes Input IR "
-                                 "(one cgc.entry_point and nothing else)";
-    entries.push_back(entry);
-  }
-  if (entries.size() != 1)
-    return module.emitError() << "precision conversion takes Input IR with exactly one "
-                                 "cgc.entry_point, found "
-                              << entries.size();
-  if (entries.front().isExternal())
-    return entries.front().emitOpError() << "has no body to convert";
-  for (Operation &op : entries.front().getBody().front()) {
-    bool isLayer = op.getDialect() && isa<op::CGCOpDialect>(op.getDialect());
-    if (!isLayer && !isa<ConstantOp, ReturnOp>(op))
-      return op.emitOpError() << "cannot be converted: an Input IR entry point holds only "
-                                 "cgc.constant, cgc_op layers and cgc.return";
-  }
-  return entries.front();
-}
-
 } // namespace
 
 LogicalResult convertPrecision(ModuleOp module, Precision precision, PrecisionReport *report) {
@@ -280,7 +256,7 @@ LogicalResult convertPrecision(ModuleOp module, Precision precision, PrecisionRe
   out.precision = precision;
   if (precision == Precision::Float32)
     return success();
-  FailureOr<EntryPointOp> entry = getEntryPoint(module);
+  FailureOr<EntryPointOp> entry = getConvertibleEntryPoint(module, "precision conversion");
   if (failed(entry))
     return failure();
   module.getContext()->getOrLoadDialect<op::CGCOpDialect>();

@@ -28,6 +28,25 @@ void AttentionViewTable::appendViewParams(std::vector<int64_t> &params) const {
   }
 }
 
+std::string AttentionViewTable::generateBatchBases() const {
+  std::string count = std::to_string(views.size());
+  return "    long long base[" + count + "];\n" +
+         "    for (int v = 0; v < " + count + "; ++v)\n" +
+         "      base[v] = 0;\n"
+         "    long long rest = batch;\n"
+         "    for (int d = " + std::to_string(batchRank - 1) + "; d >= 0; --d) {\n" +
+         "      const long long coordinate = rest % p.batchSizes[d];\n"
+         "      rest /= p.batchSizes[d];\n"
+         "      for (int v = 0; v < " + count + "; ++v)\n" +
+         "        base[v] += coordinate * p.views[v][d];\n"
+         "    }\n";
+}
+
+bool isOneElement(const AttentionView &view) {
+  return view.rowStride == 0 && view.columnStride == 0 &&
+         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride == 0; });
+}
+
 void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &params) {
   if (plan.batch.empty())
     params.push_back(1);

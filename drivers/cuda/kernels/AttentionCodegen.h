@@ -51,10 +51,19 @@ public:
   /// `params`.
   void appendViewParams(std::vector<int64_t> &params) const;
 
+  /// Statements (indented for a loop body) declaring `long long base[V]`:
+  /// each view's element offset of batch matrix `batch`, a variable the
+  /// kernel defines.
+  std::string generateBatchBases() const;
+
 private:
   size_t batchRank;
   llvm::SmallVector<const AttentionView *, 8> views;
 };
+
+/// Whether `view` reads one element everywhere (a one-element scale or
+/// mask broadcast over every dimension).
+bool isOneElement(const AttentionView &view);
 
 /// Appends `batchSizes[R]` of `plan` to `params` (1 for plain matrices).
 void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &params);

@@ -85,12 +85,6 @@ constexpr int64_t kMaxWarpRowKeys = 1024;
 constexpr int64_t kMaxBlockRowKeys = 8192;
 constexpr unsigned kSoftmaxThreads = 256;
 
-/// Whether `view` reads one element everywhere.
-bool isOneElement(const AttentionView &view) {
-  return view.rowStride == 0 && view.columnStride == 0 &&
-         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride == 0; });
-}
-
 /// Q or Kᵀ as the first product reads it.
 struct ProductInput {
   /// The view read in place (the operand, or the side of operand · factor
@@ -369,16 +363,7 @@ std::string generateSoftmaxSource(const AttentionPlan &plan, const GemmPlan &gem
   if (viewCount > 0 || plan.causal)
     os << "    const long long batch = row / p.queries, query = row - batch * p.queries;\n";
   if (viewCount > 0)
-    os << "    long long base[" << viewCount << "];\n"
-       << "    for (int v = 0; v < " << viewCount << "; ++v)\n"
-       << "      base[v] = 0;\n"
-       << "    long long rest = batch;\n"
-       << "    for (int d = " << rank - 1 << "; d >= 0; --d) {\n"
-       << "      const long long coordinate = rest % p.batchSizes[d];\n"
-       << "      rest /= p.batchSizes[d];\n"
-       << "      for (int v = 0; v < " << viewCount << "; ++v)\n"
-       << "        base[v] += coordinate * p.views[v][d];\n"
-       << "    }\n";
+    os << table.generateBatchBases();
   os << "    const " << scoreStorage << " *scoreRow = scores + row * p.stride;\n"
      << "    " << probabilityStorage << " *probabilityRow = probabilities + row * p.stride;\n";
   auto guard = [&](const char *indent) {

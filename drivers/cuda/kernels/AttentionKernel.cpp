@@ -192,16 +192,7 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
   else
     os << "  const long long keyEnd = p.keys;\n";
   os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
-     << "    long long base[" << viewCount << "];\n"
-     << "    for (int v = 0; v < " << viewCount << "; ++v)\n"
-     << "      base[v] = 0;\n"
-     << "    long long rest = batch;\n"
-     << "    for (int d = " << rank - 1 << "; d >= 0; --d) {\n"
-     << "      const long long coordinate = rest % p.batchSizes[d];\n"
-     << "      rest /= p.batchSizes[d];\n"
-     << "      for (int v = 0; v < " << viewCount << "; ++v)\n"
-     << "        base[v] += coordinate * p.views[v][d];\n"
-     << "    }\n"
+     << table.generateBatchBases()
      << "    // The previous batch matrix's reads of the query tile are done.\n"
      << "    __syncthreads();\n";
   if (e > 0)

@@ -130,12 +130,6 @@ struct TileStaging {
   std::string alignedFlag;
 };
 
-/// Whether `view` reads one element everywhere.
-bool isOneElement(const AttentionView &view) {
-  return view.rowStride == 0 && view.columnStride == 0 &&
-         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride == 0; });
-}
-
 /// Whether `view`, read along `innerIsColumn`'s dimension, can be copied 8
 /// elements (16 bytes) at a time into a tile of `plan`'s element type.
 bool isVectorReadable(const AttentionPlan &plan, const AttentionView &view, bool innerIsColumn,
@@ -428,16 +422,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
   else
     os << "  const long long keyEnd = p.keys;\n";
   os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
-     << "    long long base[" << viewCount << "];\n"
-     << "    for (int v = 0; v < " << viewCount << "; ++v)\n"
-     << "      base[v] = 0;\n"
-     << "    long long rest = batch;\n"
-     << "    for (int d = " << rank - 1 << "; d >= 0; --d) {\n"
-     << "      const long long coordinate = rest % p.batchSizes[d];\n"
-     << "      rest /= p.batchSizes[d];\n"
-     << "      for (int v = 0; v < " << viewCount << "; ++v)\n"
-     << "        base[v] += coordinate * p.views[v][d];\n"
-     << "    }\n"
+     << table.generateBatchBases()
      << "    // The previous batch matrix's reads of the tiles are done.\n"
      << "    __syncthreads();\n"
      << "    {\n"
