@@ -117,6 +117,12 @@ TEST_F(ImporterTest, DynamicDimensionWithoutAShapeNamesTheInput) {
             "--input-shape images=...");
 }
 
+TEST_F(ImporterTest, TypedDataShorterThanItsShapeIsAnErrorNotAnAllocation) {
+  EXPECT_EQ(importError("error-short-typed-data"),
+            "initializer 'huge': int64_data holds 1 values, but its shape has 68719476736 "
+            "elements");
+}
+
 TEST_F(ImporterTest, InputShapeForAnUnknownInputIsAnError) {
   ImportOptions options;
   options.inputShapes["image"] = {1, 3};

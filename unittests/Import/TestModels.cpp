@@ -496,6 +496,19 @@ ModelBuilder dynamicInput() {
   return m;
 }
 
+// An int64 initializer whose shape claims 2^36 elements (under the
+// importer's size cap) while int64_data holds one: found by the fuzzer,
+// which timed out allocating the shape's 512 GiB before the count was
+// checked.
+ModelBuilder shortTypedData() {
+  ModelBuilder m("short_typed_data", 13);
+  m.input("x", kInt64, {1});
+  m.ints("huge", {int64_t(1) << 20, int64_t(1) << 16}, {7});
+  m.node("Add", {"x", "huge"}, {"y"});
+  m.output("y", kInt64, {int64_t(1) << 20, int64_t(1) << 16});
+  return m;
+}
+
 ModelBuilder runtimeReshape() {
   ModelBuilder m("runtime_reshape", 13);
   m.input("x", kFloat, {2, 3});
@@ -611,6 +624,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("error-broadcast", broadcastMismatch);
     add("error-dynamic-input", dynamicInput);
     add("error-runtime-reshape", runtimeReshape);
+    add("error-short-typed-data", shortTypedData);
     add("error-dropout-training", dropoutTraining);
     add("error-maxpool-indices", maxPoolIndices);
     add("error-string-op", stringOp);

@@ -370,14 +370,21 @@ llvm::Expected<RawData> readExternalData(const onnx::TensorProto &tensor, llvm::
   return RawData{bytes, std::move(mapped)};
 }
 
+/// Decodes `field`'s `count` values into `data`, which it sizes to
+/// `byteSize` only once the field is known to hold them: a shape that claims
+/// far more elements than the message carries is an error, not an
+/// allocation of its size.
 template <typename Field, typename Store>
 llvm::Error decodeTypedField(const Field &field, uint64_t count, const std::string &what,
-                             const char *fieldName, Store store) {
+                             const char *fieldName, std::vector<std::byte> &data,
+                             uint64_t byteSize, Store store) {
   if (static_cast<uint64_t>(field.size()) != count)
     return makeError(what + ": " + fieldName + " holds " + llvm::Twine(field.size()) +
                      " values, but its shape has " + llvm::Twine(count) + " elements");
+  data.resize(byteSize);
+  std::byte *out = data.data();
   for (uint64_t i = 0; i < count; ++i)
-    store(i, field.Get(static_cast<int>(i)));
+    store(out, i, field.Get(static_cast<int>(i)));
   return llvm::Error::success();
 }
 
@@ -430,35 +437,40 @@ llvm::Expected<Literal> decodeTensor(onnx::TensorProto &tensor,
     return Literal(type, std::move(shape), data, std::move(raw));
   }
 
-  std::vector<std::byte> data(byteSize);
-  std::byte *out = data.data();
+  std::vector<std::byte> data;
   llvm::Error error = llvm::Error::success();
   switch (type) {
   case kFloat:
-    error = decodeTypedField(tensor.float_data(), *count, what, "float_data",
-                             [&](uint64_t i, float v) { store<float>(out, i, v); });
+    error = decodeTypedField(
+        tensor.float_data(), *count, what, "float_data", data, byteSize,
+        [](std::byte *out, uint64_t i, float v) { store<float>(out, i, v); });
     break;
   case kDouble:
-    error = decodeTypedField(tensor.double_data(), *count, what, "double_data",
-                             [&](uint64_t i, double v) { store<double>(out, i, v); });
+    error = decodeTypedField(
+        tensor.double_data(), *count, what, "double_data", data, byteSize,
+        [](std::byte *out, uint64_t i, double v) { store<double>(out, i, v); });
     break;
   case kInt64:
-    error = decodeTypedField(tensor.int64_data(), *count, what, "int64_data",
-                             [&](uint64_t i, int64_t v) { store<int64_t>(out, i, v); });
+    error = decodeTypedField(
+        tensor.int64_data(), *count, what, "int64_data", data, byteSize,
+        [](std::byte *out, uint64_t i, int64_t v) { store<int64_t>(out, i, v); });
     break;
   case kUInt32:
-    error = decodeTypedField(tensor.uint64_data(), *count, what, "uint64_data", [&](uint64_t i, uint64_t v) {
-      store<uint32_t>(out, i, static_cast<uint32_t>(v));
-    });
+    error = decodeTypedField(tensor.uint64_data(), *count, what, "uint64_data", data, byteSize,
+                             [](std::byte *out, uint64_t i, uint64_t v) {
+                               store<uint32_t>(out, i, static_cast<uint32_t>(v));
+                             });
     break;
   case kUInt64:
-    error = decodeTypedField(tensor.uint64_data(), *count, what, "uint64_data",
-                             [&](uint64_t i, uint64_t v) { store<uint64_t>(out, i, v); });
+    error = decodeTypedField(
+        tensor.uint64_data(), *count, what, "uint64_data", data, byteSize,
+        [](std::byte *out, uint64_t i, uint64_t v) { store<uint64_t>(out, i, v); });
     break;
   default:
     // int32_data carries every type of 32 bits or less (float16 and
     // bfloat16 as their bit patterns).
-    error = decodeTypedField(tensor.int32_data(), *count, what, "int32_data", [&](uint64_t i, int32_t v) {
+    error = decodeTypedField(tensor.int32_data(), *count, what, "int32_data", data, byteSize,
+                             [&](std::byte *out, uint64_t i, int32_t v) {
       switch (width) {
       case 1: store<uint8_t>(out, i, static_cast<uint8_t>(type == kBool ? v != 0 : v)); break;
       case 2: store<uint16_t>(out, i, static_cast<uint16_t>(v)); break;
