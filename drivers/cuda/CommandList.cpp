@@ -6,10 +6,12 @@
 #include "Device.h"
 #include "Program.h"
 #include "QueryHeap.h"
+#include "kernels/KernelSupport.h"
 
 #include "ScratchAllocator.h"
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -282,7 +284,12 @@ CgcStatus CommandList::addCapturedNode(const std::string &what,
       return device.failCuda(what, "cudaStreamCreateWithFlags", error);
 
   // Thread-local capture: other threads' CUDA calls (other lists closing,
-  // queues launching) neither join nor invalidate this capture.
+  // queues launching) neither join nor invalidate this capture. Kernels
+  // being timed on other threads (programs building: cuBLASLt candidates,
+  // fused kernels' ways) allocate, free and synchronize; with them beside
+  // captures, cuDNN's convolutions failed to capture (ONNX conformance on
+  // an H100, 8 jobs in one process), so captures wait for the timings.
+  std::lock_guard<std::mutex> noTimings(getDeviceTimingMutex());
   if (cudaError_t error = cudaStreamBeginCapture(captureStream, cudaStreamCaptureModeThreadLocal))
     return device.failCuda(what, "cudaStreamBeginCapture", error);
   std::string launchError = enqueue(captureStream);

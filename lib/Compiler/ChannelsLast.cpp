@@ -61,9 +61,17 @@ llvm::StringRef getLayoutName(Layout layout) {
 Layout resolveLayout(Layout layout, llvm::ArrayRef<const Target *> targets, ModuleOp module) {
   if (layout != Layout::Auto)
     return layout;
+  // Depthwise convolutions (groups = input channels = output channels) have
+  // the CUDA driver's NHWC kernel; other grouped ones only cuDNN's.
   bool grouped = false;
   module->walk([&](op::ConvolutionOp conv) {
-    if (cast<TensorType>(conv.getInput().getType()).getRank() == 4 && conv.getGroups() > 1)
+    auto input = cast<TensorType>(conv.getInput().getType());
+    auto output = cast<TensorType>(conv.getResult().getType());
+    if (input.getRank() != 4 || conv.getGroups() <= 1)
+      return;
+    bool depthwise = conv.getGroups() == input.getShape()[1] &&
+                     conv.getGroups() == output.getShape()[1];
+    if (!depthwise)
       grouped = true;
   });
   if (grouped)

@@ -71,6 +71,16 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
       failed(timed("convert-precision",
                    [&] { return convertPrecision(module, options.precision, &out.precision); })))
     return finish(failure());
+  // Before the layout: the channels-last form gives each convolution
+  // private transposes that its pattern takes, which merging would share.
+  if (failed(timed("merge-common-layers", [&] {
+        FailureOr<unsigned> merged = mergeCommonLayers(module);
+        if (failed(merged))
+          return failure();
+        out.numMergedLayers = *merged;
+        return success();
+      })))
+    return finish(failure());
   out.layout = LayoutReport();
   out.layout.layout = resolveLayout(options.layout, targets, module);
   if (out.layout.layout == Layout::ChannelsLast &&
@@ -135,6 +145,9 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
        << layout.numElementwiseLayers << " elementwise layers on NHWC, "
        << layout.numPermutedConstants << " weights bound as OHWI; " << layout.numTransposes
        << " transposes inserted)\n";
+  if (report.numMergedLayers)
+    os << "merged: " << report.numMergedLayers
+       << " layers and constants equal to earlier ones removed\n";
   const MatchReport &match = report.match;
   os << "layers: " << match.numLayers << "\n";
   os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered

@@ -96,6 +96,23 @@ TEST_F(ImporterTest, ImportsAResNetStageWithNamedConstants) {
   EXPECT_NE(text.find("cgc.name = \"input.1\""), std::string::npos) << text;
 }
 
+TEST_F(ImporterTest, EqualSmallConstantsShareOneName) {
+  llvm::Expected<ImportedModel> model = importModel("repeated-constants");
+  ASSERT_TRUE(static_cast<bool>(model)) << llvm::toString(model.takeError());
+  // layer.1/half has layer.0/half's value: one weight, read by two
+  // cgc.constant ops of that name; the 320-byte scales stay two weights.
+  std::vector<std::string> names;
+  for (const auto &[name, tensor] : model->weights)
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"layer.0/half", "layer.0/scale", "layer.1/scale",
+                                             "layer.1/third"}));
+  std::string text = print(*model);
+  size_t first = text.find("cgc.constant(\"layer.0/half\")");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_NE(text.find("cgc.constant(\"layer.0/half\")", first + 1), std::string::npos) << text;
+  EXPECT_EQ(text.find("layer.1/half"), std::string::npos) << text;
+}
+
 TEST_F(ImporterTest, SpecializesDynamicDimensionsFromInputShapes) {
   ImportOptions options;
   ASSERT_FALSE(static_cast<bool>(parseInputShapeOption("input_ids=1x8", options)));

@@ -86,6 +86,39 @@ ModelBuilder mobileNetBlock() {
   return m;
 }
 
+/// Two layers, each with its own copies of the same scalars (as torch.onnx
+/// writes an attention mask's 0 and -inf per layer), a scalar of another
+/// value, and two equal weights too large to share a name.
+ModelBuilder repeatedConstants() {
+  ModelBuilder m("repeated_constants", 17);
+  m.input("x", kFloat, {2, 80});
+  m.floats("layer.0/half", {}, {0.5f});
+  m.floats("layer.1/half", {}, {0.5f});
+  m.floats("layer.1/third", {}, {0.25f});
+  m.weight("layer.0/scale", {80});
+  m.weight("layer.1/scale", {80});
+  m.node("Mul", {"x", "layer.0/half"}, {"h0"});
+  m.node("Mul", {"h0", "layer.0/scale"}, {"s0"});
+  m.node("Mul", {"x", "layer.1/half"}, {"h1"});
+  m.node("Mul", {"h1", "layer.1/third"}, {"t1"});
+  m.node("Mul", {"t1", "layer.1/scale"}, {"s1"});
+  m.node("Add", {"s0", "s1"}, {"y"});
+  m.output("y", kFloat, {2, 80});
+  return m;
+}
+
+/// Transposes that only move dimensions of size 1 (torch's
+/// MultiheadAttention swapping batch and sequence at batch 1), and one that
+/// moves data.
+ModelBuilder unitTransposes() {
+  ModelBuilder m("unit_transposes", 17);
+  m.input("x", kFloat, {1, 5, 1, 4});
+  setInts(m.node("Transpose", {"x"}, {"swapped"}), "perm", {2, 0, 1, 3});
+  setInts(m.node("Transpose", {"swapped"}, {"y"}), "perm", {0, 1, 3, 2});
+  m.output("y", kFloat, {1, 1, 4, 5});
+  return m;
+}
+
 /// A BERT-style encoder layer with a dynamic sequence length, written the way
 /// torch.onnx exports it: position ids sliced from a buffer by a length
 /// computed from Shape, heads split by Reshape with a Concat-ed shape, an
@@ -579,7 +612,8 @@ ModelBuilder opset6Legacy() {
   ModelBuilder m("opset6_legacy", 6);
   m.input("x", kFloat, {1, 3, 4, 4});
   m.weight("bias", {3});
-  m.weight("slope", {3});
+  // Not the bias's values (equal small constants would share its name).
+  m.floats("slope", {3}, {0.25f, 0.5f, 0.75f});
   onnx::NodeProto &add = m.node("Add", {"x", "bias"}, {"biased"}, "legacy_add");
   setInt(add, "broadcast", 1);
   setInt(add, "axis", 1);
@@ -605,6 +639,8 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("mini-resnet", miniResNet);
     add("mobilenet-block", mobileNetBlock);
     add("encoder-layer", encoderLayer);
+    add("repeated-constants", repeatedConstants);
+    add("unit-transposes", unitTransposes);
     add("activations", activations);
     add("upsampling", upsampling);
     add("indexing", indexing);

@@ -199,7 +199,8 @@ TEST_F(SessionProfileTest, PhasesCoverCreatingTheSession) {
   }
   EXPECT_LT(*threads.rbegin(), session->getPartitions().size());
   // The compiler's stages are also in its stats.
-  EXPECT_EQ(stats.compile.stages.size(), 7u);
+  // (merge-common-layers among them, after convert-precision).
+  EXPECT_EQ(stats.compile.stages.size(), 8u);
 
   // The baseline compiler is one stage after the precision conversion.
   CompilerOptions baseline;

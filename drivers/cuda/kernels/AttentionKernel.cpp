@@ -493,9 +493,10 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
 
   if (path == AttentionPath::Gemm || path == AttentionPath::TensorCore) {
     // Refusals are errors here (the builders name them).
-    auto forced = *path == AttentionPath::Gemm
-                      ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
-                      : buildTensorCoreAttentionKernel(plan, context, name);
+    auto forced =
+        *path == AttentionPath::Gemm
+            ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
+            : buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
     if (!forced)
       return forced.takeError();
     result.kernel = std::move(*forced);
@@ -536,8 +537,9 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     candidates.push_back({candidate, &refusalOut, std::move(*kernel)});
   };
   consider(AttentionPath::TensorCore, result.tensorCoreRefusal,
-           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()),
-           [&] { return buildTensorCoreAttentionKernel(plan, context, name); });
+           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()), [&] {
+             return buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
+           });
   consider(
       AttentionPath::Gemm, result.gemmRefusal, getGemmAttentionRefusal(plan, options.float32Scores),
       [&] { return buildGemmAttentionKernel(plan, context, name, op, options.float32Scores); });

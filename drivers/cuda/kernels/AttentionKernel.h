@@ -15,7 +15,7 @@
 // of any broadcast shape need no copies.
 //
 // A plan also runs two other ways. For float16 and bfloat16 at head
-// dimensions that are multiples of 16 (up to 64), the tensor-core flash
+// dimensions that are multiples of 16 (up to 128), the tensor-core flash
 // kernel (AttentionTensorCore.h) is the same algorithm with both products
 // on tensor cores (mma.sync), the scores still on chip. And Q·Kᵀ and P·V
 // run as strided-batched cuBLASLt products (AttentionGemm.h) around a
@@ -167,6 +167,10 @@ struct AttentionBuildOptions {
   /// its own matmul stores them; the tests check both). The per-layer op
   /// always keeps them in float32, as its CPU kernel does.
   bool float32Scores = false;
+  /// Tensor-core path: warps per block (1, 2 or 4) instead of the tiling
+  /// chosen for the device's size (getTensorCoreAttentionTiling); the
+  /// tests run every tiling.
+  std::optional<int64_t> tensorCoreWarps;
 };
 
 /// A built plan and how it runs.

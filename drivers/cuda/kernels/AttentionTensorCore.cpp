@@ -1,16 +1,18 @@
 //===- AttentionTensorCore.cpp - flash attention on tensor cores ----------===//
 //
-// The generated kernel: blocks of 4 warps, each block 64 queries of one
-// batch matrix, each warp 16 of them. The block stages its Q tile in shared
-// memory once and each warp keeps its 16 rows as mma A fragments in
-// registers. Per tile of 64 keys the block stages Kᵀ and V in shared
-// memory, in the element type; each warp then
+// The generated kernel: blocks of 1, 2 or 4 warps (the tiling,
+// getTensorCoreAttentionTiling), each block 16 queries per warp of one
+// batch matrix. The block stages its Q tile in shared memory once and each
+// warp keeps its 16 rows as mma A fragments in registers. Per tile of 64
+// keys the block stages Kᵀ and V in shared memory, in the element type;
+// each warp then
 //
 //   S = Q·Kᵀ             16 × 64 scores, float32 in registers (mma.sync)
 //   s = steps(alpha · S)  the scalar flash kernel's code (AttentionCodegen.h)
 //   online softmax        running maximum and sum per row, in float32
-//   O = O·c + P·V         P = exp(s - max) rounded to the element type, taken
-//                         from the score registers as A fragments
+//   O = O·c + P·V         P = 2^(s·log2e - max·log2e) (one fma and one ex2)
+//                         rounded to the element type, taken from the
+//                         score registers as A fragments
 //
 // and at the end writes O / sum through the plan's output view. A factor
 // on Q or Kᵀ of one element (torch's √scale) joins the scale in alpha, as
@@ -21,17 +23,25 @@
 // of each 8-column block), so the rows' maxima and sums combine over the 4
 // lanes of a group with two shuffles, and O never leaves registers.
 //
+// Copies overlap the products as FlashAttention-2's do, with one buffer per
+// operand: V's tile is copied while S = Q·Kᵀ and the softmax run, and the
+// next Kᵀ tile while O += P·V runs; each tile costs two barriers, one when
+// Kᵀ has landed (and V's buffer is free) and one when V has (and Kᵀ's is).
+// Q's tile is staged in V's buffer, which is free until the first V tile.
+//
 // Shared tiles are stored with their contiguous dimension along the view's
 // (K as [key][embedding] when the embedding is contiguous, as the per-layer
 // op's K is, or [embedding][key] when the keys are, as a materialized Kᵀ
 // is; V likewise), and ldmatrix (.trans where the tile is k-major) gives the
 // B fragments either way. Rows are padded by 8 elements, so that the 8 rows
-// one ldmatrix phase reads lie in distinct banks. A view whose contiguous
-// dimension is the tile's, with strides that keep 16-byte alignment, is
-// copied 16 bytes at a time (when its pointer is aligned, checked at run
-// time); any other view, broadcast strides included, is read element by
-// element through the view table. Shared memory stays under the 48 KiB a
-// block gets without opting in (37 KiB at head dimensions of 128).
+// one ldmatrix phase reads, and the 8 rows of 16 bytes a quarter warp
+// copies, lie in distinct banks. A view whose contiguous dimension is the
+// tile's, with strides that keep 16-byte alignment, is copied 16 bytes at a
+// time by cp.async (when its pointer is aligned, checked at run time; the
+// bytes past a bound are zero-filled by the copy itself); any other view,
+// broadcast strides included, is read element by element through the view
+// table. Shared memory stays under the 48 KiB a block gets without opting
+// in (37 KiB at head dimensions of 128, 18 KiB at 64).
 //
 // The softmax mirrors the scalar flash kernel (AttentionKernel.cpp) exactly
 // on masked scores: while every score of a row so far is -inf the shift is
@@ -55,10 +65,8 @@ namespace cgc::cuda {
 
 namespace {
 
-/// The kernel's tiling (the generated source spells the same numbers).
-constexpr int64_t kQueryTile = 64;
+/// Keys per staged tile (the generated source spells the same number).
 constexpr int64_t kKeyTile = 64;
-constexpr unsigned kThreads = 128;
 /// Elements of padding after each row of a shared tile.
 constexpr int64_t kRowPadding = 8;
 /// The grid's y dimension covers batch matrices; blocks loop past this.
@@ -124,8 +132,8 @@ struct TileStaging {
   size_t view = 0;
   std::optional<size_t> factor;
   /// The view's contiguous dimension is `inner` and every other stride
-  /// keeps 16 bytes aligned: 8 elements are copied at a time when the
-  /// pointer (`alignedFlag`) is aligned too.
+  /// keeps 16 bytes aligned: 8 elements are copied at a time (cp.async)
+  /// when the pointer (`alignedFlag`) is aligned too.
   bool vectorized = false;
   std::string alignedFlag;
 };
@@ -140,9 +148,13 @@ bool isVectorReadable(const AttentionPlan &plan, const AttentionView &view, bool
          llvm::all_of(view.batchStrides, [](int64_t stride) { return stride % 8 == 0; });
 }
 
-/// The statements staging `staging` (every thread of the block takes part).
+/// The statements staging `staging`, every one of the block's `threads`
+/// threads taking part. Vectorized copies are asynchronous (cp.async): the
+/// caller commits them and waits for them before the barrier that makes
+/// the tile visible; element by element copies are done when the
+/// statements are.
 std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable &table,
-                            const TileStaging &staging) {
+                            const TileStaging &staging, unsigned threads) {
   const TileAxis &outer = staging.outer, &inner = staging.inner;
   std::string outerAt = outer.origin + " + a", innerAt = inner.origin + " + b";
   std::string coordinates =
@@ -160,34 +172,31 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
   std::string code;
   llvm::raw_string_ostream os(code);
   if (staging.vectorized) {
-    // 16 bytes at a time; a chunk crossing the inner bound reads its
-    // elements below it one by one.
+    // 16 bytes at a time. The copy reads `bytes` of them and zero-fills the
+    // rest: none past the outer bound, those below the inner bound of a
+    // chunk crossing it (the chunk's start is aligned, its elements
+    // contiguous). A copy of no bytes reads nothing but still takes a
+    // valid address.
     int64_t chunks = inner.size / 8;
     os << "      if (" << staging.alignedFlag << ") {\n"
-       << "      for (int i = threadIdx.x; i < " << outer.size * chunks << "; i += 128) {\n"
+       << "      for (int i = threadIdx.x; i < " << outer.size * chunks << "; i += " << threads
+       << ") {\n"
        << "        const int a = i / " << chunks << ", b = (i - a * " << chunks << ") * 8;\n"
-       << coordinates << "        cgc_chunk chunk = {0u, 0u, 0u, 0u};\n"
-       << (outerValid.empty() ? "        {\n" : "        if (" + outerValid + ") {\n")
-       << "          const unsigned short *from = " << pointer << " + " << offset << ";\n";
+       << coordinates << "        unsigned int bytes = 0u;\n"
+       << "        const unsigned short *from = " << pointer << ";\n"
+       << (outerValid.empty() ? "        {\n" : "        if (" + outerValid + ") {\n");
     if (inner.bound.empty()) {
-      os << "          chunk = *reinterpret_cast<const cgc_chunk *>(from);\n";
+      os << "          bytes = 16u;\n"
+         << "          from += " << offset << ";\n";
     } else {
       os << "          const long long left = " << inner.bound << " - (" << innerAt << ");\n"
-         << "          if (left >= 8) {\n"
-         << "            chunk = *reinterpret_cast<const cgc_chunk *>(from);\n"
-         << "          } else {\n"
-         << "            unsigned int word[4] = {0u, 0u, 0u, 0u};\n"
-         << "            for (int j = 0; j < left; ++j)\n"
-         << "              word[j >> 1] |= (unsigned int)from[j] << ((j & 1) * 16);\n"
-         << "            chunk.x = word[0];\n"
-         << "            chunk.y = word[1];\n"
-         << "            chunk.z = word[2];\n"
-         << "            chunk.w = word[3];\n"
-         << "          }\n";
+         << "          bytes = left >= 8 ? 16u : left > 0 ? (unsigned int)left * 2u : 0u;\n"
+         << "          if (bytes != 0u)\n"
+         << "            from += " << offset << ";\n";
     }
     os << "        }\n"
-       << "        *reinterpret_cast<cgc_chunk *>(&" << staging.tile << "[a * " << staging.stride
-       << " + b]) = chunk;\n"
+       << "        cgc_copy_async(&" << staging.tile << "[a * " << staging.stride
+       << " + b], from, bytes);\n"
        << "      }\n"
        << "      } else {\n";
   }
@@ -202,7 +211,8 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
       product += " * (float)(" + table.read(*staging.factor, "row", "column") + ")";
     value = storeValue(plan.dtype, product);
   }
-  os << "      for (int i = threadIdx.x; i < " << outer.size * inner.size << "; i += 128) {\n"
+  os << "      for (int i = threadIdx.x; i < " << outer.size * inner.size << "; i += " << threads
+     << ") {\n"
      << "        const int a = i / " << inner.size << ", b = i - a * " << inner.size << ";\n"
      << coordinates << "        " << staging.tile << "[a * " << staging.stride << " + b] = "
      << (valid.empty() ? value : "(" + valid + ") ? " + value + " : (unsigned short)0") << ";\n"
@@ -215,14 +225,22 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
 /// The PTX helpers of the element type's tensor-core operations.
 std::string generateTensorCoreHelpers(DType dtype) {
   std::string helpers = R"cuda(
-// 16 bytes of a tile.
-struct __align__(16) cgc_chunk {
-  unsigned int x, y, z, w;
-};
-
 CGC_DEVICE unsigned int cgc_shared_address(const void *pointer) {
   return (unsigned int)__cvta_generic_to_shared(pointer);
 }
+// 16 bytes from global to shared memory, not through registers: `bytes` of
+// them read from `from` (16-byte aligned), the rest zero-filled.
+CGC_DEVICE void cgc_copy_async(unsigned short *to, const unsigned short *from,
+                               unsigned int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :
+               : "r"(cgc_shared_address(to)), "l"(__cvta_generic_to_global(from)), "r"(bytes)
+               : "memory");
+}
+// Closes the group of this thread's copies issued since the last commit.
+CGC_DEVICE void cgc_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits for every copy this thread has committed (others' need a barrier).
+CGC_DEVICE void cgc_copy_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 // Four 8x8 matrices of 16-bit elements; lanes 8m..8m+7 give the rows of
 // matrix m, lane 4g+t receives row g, columns 2t and 2t+1 of each (or,
 // transposed, rows 2t and 2t+1 of column g).
@@ -263,12 +281,12 @@ CGC_DEVICE unsigned int cgc_pack(float low, float high) {
 
 } // namespace
 
-/// The largest head dimension the kernel takes. Its tiling is written for
-/// up to 128, but at 128 an H100 gave wrong results for a plan of two query
-/// tiles and Kᵀ stored transposed (FusedAttentionTest's head_dim_128 case,
-/// while one query tile passed); until that is found, 128 runs on the other
-/// paths. BERT and ViT have 64.
-constexpr int64_t kMaxTensorCoreHeadDim = 64;
+/// The largest head dimension the kernel takes: the tiles of 128 take 37
+/// KiB of shared memory, and a warp's O (EV / 2 floats a thread), Q
+/// fragments (E / 4 registers) and scores stay in registers. (At 128 with
+/// a materialized Kᵀ, whose tile is E rows of 64 keys, the tile once was
+/// sized as 64 rows of E and overran into V's.)
+constexpr int64_t kMaxTensorCoreHeadDim = 128;
 
 std::optional<std::string> getTensorCoreAttentionRefusal(const AttentionPlan &plan,
                                                          int computeMajor) {
@@ -294,11 +312,27 @@ std::optional<std::string> getTensorCoreAttentionRefusal(const AttentionPlan &pl
   return std::nullopt;
 }
 
-std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
+TensorCoreAttentionTiling getTensorCoreAttentionTiling(const AttentionPlan &plan,
+                                                       int multiprocessorCount) {
+  int64_t batches = std::max<int64_t>(getNumElements(plan.batch), 1);
+  TensorCoreAttentionTiling tiling;
+  for (int64_t warps : {4, 2, 1}) {
+    tiling.warps = warps;
+    int64_t tiles = (plan.queries + tiling.getQueryTile() - 1) / tiling.getQueryTile();
+    if (batches * tiles >= multiprocessorCount)
+      break;
+  }
+  return tiling;
+}
+
+std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
+                                              const TensorCoreAttentionTiling &tiling) {
   TensorCoreViews views(plan);
   const AttentionViewTable &table = views.table;
   size_t rank = table.getBatchRank(), viewCount = table.size();
   int64_t e = plan.embedding, ev = plan.valueEmbedding;
+  int64_t queryTile = tiling.getQueryTile();
+  unsigned threads = tiling.getThreads();
   bool guarded = plan.nanReplacementInput.has_value();
   auto number = [](int64_t value) { return std::to_string(value); };
 
@@ -330,31 +364,36 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
   const AttentionView &keyView = *table.getViews()[keyRead];
   const AttentionView &valueView = plan.value;
 
-  // Q: [query][embedding]. Kᵀ: [key][embedding] (B fragments by ldmatrix)
-  // unless its keys are contiguous: [embedding][key] (ldmatrix .trans).
-  // V: [key][column] (.trans) unless its keys are contiguous: [column][key].
+  // Q: [query][embedding], in V's buffer. Kᵀ: [key][embedding] (B
+  // fragments by ldmatrix) unless its keys are contiguous: [embedding][key]
+  // (ldmatrix .trans). V: [key][column] (.trans) unless its keys are
+  // contiguous: [column][key]. A tile's rows are its outer dimension's: an
+  // [embedding][key] Kᵀ tile has E rows, not 64.
   bool keyByEmbedding = keyView.columnStride == 1 && keyView.rowStride != 1;
   bool valueByColumn = valueView.rowStride == 1 && valueView.columnStride != 1;
   int64_t queryStride = e + kRowPadding;
   int64_t keyStride = keyByEmbedding ? kKeyTile + kRowPadding : e + kRowPadding;
   int64_t valueStride = valueByColumn ? kKeyTile + kRowPadding : ev + kRowPadding;
-  int64_t keyTileElements = std::max(kQueryTile * queryStride, kKeyTile * keyStride);
-  int64_t valueTileElements = valueByColumn ? ev * valueStride : kKeyTile * valueStride;
+  int64_t keyTileElements = (keyByEmbedding ? e : kKeyTile) * keyStride;
+  int64_t valueTileElements =
+      std::max(queryTile * queryStride, (valueByColumn ? ev : kKeyTile) * valueStride);
 
   TileStaging query;
-  query.tile = "keyTile";
+  query.tile = "valueTile";
   query.stride = queryStride;
-  query.outer = {kQueryTile, "firstQuery", "p.queries", /*isViewRow=*/true};
+  query.outer = {queryTile, "firstQuery", "p.queries", /*isViewRow=*/true};
   query.inner = {e, "0", "", /*isViewRow=*/false};
   query.view = queryRead;
   query.factor = queryFactor;
   query.vectorized = isVectorReadable(plan, queryView, true, queryFactor.has_value());
   query.alignedFlag = "queryAligned";
 
+  // Kᵀ's tile starts at `keyOrigin` (the prologue's first tile, then the
+  // next one while the current is in use), V's at `keyStart`.
   TileStaging key;
   key.tile = "keyTile";
   key.stride = keyStride;
-  TileAxis keys{kKeyTile, "keyStart", "p.keys", /*isViewRow=*/false};
+  TileAxis keys{kKeyTile, "keyOrigin", "p.keys", /*isViewRow=*/false};
   TileAxis embedding{e, "0", "", /*isViewRow=*/true};
   key.outer = keyByEmbedding ? embedding : keys;
   key.inner = keyByEmbedding ? keys : embedding;
@@ -387,19 +426,21 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
      << "  long long batchSizes[" << rank << "];\n"
      << "  long long views[" << viewCount << "][" << rank + 2 << "];\n"
      << "};\n\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(128) cgc_attention_tensor_core(";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << threads
+     << ") cgc_attention_tensor_core(";
   for (auto [index, dtype] : llvm::enumerate(plan.inputTypes))
     os << "const " << getStorageType(dtype) << " *in" << index << ", ";
   os << "unsigned short *out, cgc_attention_params p) {\n"
      << "  constexpr int E = " << e << ", EV = " << ev << ";\n"
      << "  __shared__ __align__(16) unsigned short keyTile[" << keyTileElements << "];\n"
+     << "  // V's tile, and Q's until the first V tile is staged.\n"
      << "  __shared__ __align__(16) unsigned short valueTile[" << valueTileElements << "];\n";
   if (guarded)
     os << "  __shared__ float valueSums[EV];\n";
   os << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
      << "  // This lane's rows of the warp's 16 and its columns of each 8.\n"
      << "  const int group = lane >> 2, quad = lane & 3;\n"
-     << "  const long long firstQuery = (long long)blockIdx.x * 64;\n"
+     << "  const long long firstQuery = (long long)blockIdx.x * " << queryTile << ";\n"
      << "  const long long query0 = firstQuery + warp * 16 + group, query1 = query0 + 8;\n"
      << "  const float negativeInfinity = __int_as_float((int)0xff800000u);\n"
      << "  const float log2e = 1.4426950408889634f;\n";
@@ -418,22 +459,30 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
   if (plan.causal && !guarded)
     // Keys after the tile's last query are masked for all of its queries
     // (the NaN guard needs every key's value).
-    os << "  const long long keyEnd = p.keys < firstQuery + 64 ? p.keys : firstQuery + 64;\n";
+    os << "  const long long keyEnd = p.keys < firstQuery + " << queryTile
+       << " ? p.keys : firstQuery + " << queryTile << ";\n";
   else
     os << "  const long long keyEnd = p.keys;\n";
+  // Each thread sums V's columns threadIdx.x + c · threads.
+  int64_t sumsPerThread = (ev + threads - 1) / threads;
   os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
      << table.generateBatchBases()
      << "    // The previous batch matrix's reads of the tiles are done.\n"
      << "    __syncthreads();\n"
      << "    {\n"
-     << generateStaging(plan, table, query) << "    }\n"
+     << generateStaging(plan, table, query, threads) << "    }\n"
+     << "    if (keyEnd > 0) {\n"
+     << "      const long long keyOrigin = 0;\n"
+     << generateStaging(plan, table, key, threads) << "    }\n"
+     << "    cgc_copy_commit();\n"
+     << "    cgc_copy_wait();\n"
      << "    __syncthreads();\n"
      << "    // The warp's 16 queries as A fragments: lanes 0-15 address rows\n"
      << "    // 0-15 at column k, lanes 16-31 the same rows at column k + 8.\n"
      << "    unsigned int queryFragment[E / 16][4];\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < E / 16; ++k)\n"
-     << "      cgc_load_matrices(queryFragment[k], keyTile + (warp * 16 + (lane & 15)) * "
+     << "      cgc_load_matrices(queryFragment[k], valueTile + (warp * 16 + (lane & 15)) * "
      << queryStride << " + k * 16 + (lane >> 4) * 8);\n"
      << "    float output[EV / 8][4];\n"
      << "#pragma unroll\n"
@@ -442,24 +491,19 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
      << "    float runningMax[2] = {negativeInfinity, negativeInfinity};\n"
      << "    float runningSum[2] = {0.0f, 0.0f};\n";
   if (guarded)
-    os << "    float columnSum = 0.0f;\n";
+    os << "    float columnSum[" << sumsPerThread << "];\n"
+       << "#pragma unroll\n"
+       << "    for (int c = 0; c < " << sumsPerThread << "; ++c)\n"
+       << "      columnSum[c] = 0.0f;\n";
   os << "    for (long long keyStart = 0; keyStart < keyEnd; keyStart += 64) {\n"
-     << "      // The previous key tile's reads (the first time: the Q tile's) are done.\n"
+     << "      // Kᵀ's tile has landed, and every warp is done with V's buffer\n"
+     << "      // (the previous tile's P·V; the first time, Q's fragments).\n"
+     << "      cgc_copy_wait();\n"
      << "      __syncthreads();\n"
+     << "      // V's tile is copied while the scores and the softmax run.\n"
      << "      {\n"
-     << generateStaging(plan, table, key) << "      }\n"
-     << "      {\n"
-     << generateStaging(plan, table, value) << "      }\n"
-     << "      __syncthreads();\n";
-  if (guarded)
-    // Keys past the end were staged as zeros.
-    os << "      if (threadIdx.x < EV)\n"
-       << "        for (int c = 0; c < 64; ++c)\n"
-       << "          columnSum += "
-       << loadValue(plan.dtype, valueByColumn
-                                    ? "valueTile[threadIdx.x * " + number(valueStride) + " + c]"
-                                    : "valueTile[c * " + number(valueStride) + " + threadIdx.x]")
-       << ";\n";
+     << generateStaging(plan, table, value, threads) << "      }\n"
+     << "      cgc_copy_commit();\n";
   // B fragments of n-tiles 2n and 2n + 1 (8 columns each) at k-step k: the
   // four matrices are (n-tile 2n, k), (2n, k + 8), (2n + 1, k), (2n + 1, k +
   // 8). An [n][k] tile gives them untransposed, a [k][n] tile transposed.
@@ -507,15 +551,17 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
      << "        }\n"
      << "      }\n"
      << "      // A row's 64 scores are spread over the 4 lanes of its group.\n"
-     << "      float shift[2], correction[2];\n"
+     << "      // Exponents are taken base 2: e^(s - m) = 2^(s·log2e - m·log2e),\n"
+     << "      // one fma per score (the compiler fuses nothing: --fmad=false).\n"
+     << "      float scaledShift[2], correction[2];\n"
      << "#pragma unroll\n"
      << "      for (int r = 0; r < 2; ++r) {\n"
      << "        tileMax[r] = fmaxf(tileMax[r], __shfl_xor_sync(0xffffffffu, tileMax[r], 1));\n"
      << "        tileMax[r] = fmaxf(tileMax[r], __shfl_xor_sync(0xffffffffu, tileMax[r], 2));\n"
      << "        const float newMax = fmaxf(runningMax[r], tileMax[r]);\n"
      << "        // While every score so far is masked (-inf), exponents stay finite.\n"
-     << "        shift[r] = newMax == negativeInfinity ? 0.0f : newMax;\n"
-     << "        correction[r] = exp2f((runningMax[r] - shift[r]) * log2e);\n"
+     << "        scaledShift[r] = (newMax == negativeInfinity ? 0.0f : newMax) * log2e;\n"
+     << "        correction[r] = exp2f(fmaf(runningMax[r], log2e, -scaledShift[r]));\n"
      << "        runningMax[r] = newMax;\n"
      << "      }\n"
      << "      // P as A fragments: keys 16k..16k+15 are score blocks 2k and 2k + 1.\n"
@@ -526,7 +572,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
      << "        float w[4];\n"
      << "#pragma unroll\n"
      << "        for (int h = 0; h < 4; ++h) {\n"
-     << "          w[h] = exp2f((score[j][h] - shift[h >> 1]) * log2e);\n"
+     << "          w[h] = exp2f(fmaf(score[j][h], log2e, -scaledShift[h >> 1]));\n"
      << "          tileSum[h >> 1] += w[h];\n"
      << "        }\n"
      << "        weights[j >> 1][(j & 1) * 2] = cgc_pack(w[0], w[1]);\n"
@@ -545,6 +591,27 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
      << "        output[n][2] *= correction[1];\n"
      << "        output[n][3] *= correction[1];\n"
      << "      }\n"
+     << "      // V's tile has landed, and every warp is done with Kᵀ's buffer.\n"
+     << "      cgc_copy_wait();\n"
+     << "      __syncthreads();\n";
+  if (guarded)
+    // Keys past the end were staged as zeros.
+    os << "#pragma unroll\n"
+       << "      for (int c = 0; c < " << sumsPerThread << "; ++c) {\n"
+       << "        const int column = threadIdx.x + c * " << threads << ";\n"
+       << "        if (column < EV)\n"
+       << "          for (int k = 0; k < 64; ++k)\n"
+       << "            columnSum[c] += "
+       << loadValue(plan.dtype, valueByColumn
+                                    ? "valueTile[column * " + number(valueStride) + " + k]"
+                                    : "valueTile[k * " + number(valueStride) + " + column]")
+       << ";\n"
+       << "      }\n";
+  os << "      // The next Kᵀ tile is copied while P·V runs.\n"
+     << "      if (keyStart + 64 < keyEnd) {\n"
+     << "        const long long keyOrigin = keyStart + 64;\n"
+     << generateStaging(plan, table, key, threads) << "      }\n"
+     << "      cgc_copy_commit();\n"
      << "      // O += P·V: output[n] is the 16 x 8 block of columns 8n..8n+7.\n"
      << "#pragma unroll\n"
      << "      for (int k = 0; k < 4; ++k) {\n"
@@ -560,8 +627,10 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
   if (guarded) {
     unsigned input = *plan.nanReplacementInput;
     os << "    __syncthreads();\n"
-       << "    if (threadIdx.x < EV)\n"
-       << "      valueSums[threadIdx.x] = columnSum;\n"
+       << "#pragma unroll\n"
+       << "    for (int c = 0; c < " << sumsPerThread << "; ++c)\n"
+       << "      if (threadIdx.x + c * " << threads << " < EV)\n"
+       << "        valueSums[threadIdx.x + c * " << threads << "] = columnSum[c];\n"
        << "    __syncthreads();\n"
        << "    const float replacement = "
        << loadValue(plan.inputTypes[input], "in" + std::to_string(input) + "[0]") << ";\n";
@@ -604,7 +673,8 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan) {
 
 llvm::Expected<Kernel> buildTensorCoreAttentionKernel(const AttentionPlan &plan,
                                                       KernelContext::Impl &context,
-                                                      llvm::StringRef name) {
+                                                      llvm::StringRef name,
+                                                      std::optional<int64_t> warps) {
   std::string kernelName = name.str();
   auto makeError = [&](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), name + ": " + message);
@@ -612,11 +682,18 @@ llvm::Expected<Kernel> buildTensorCoreAttentionKernel(const AttentionPlan &plan,
   if (std::optional<std::string> refusal =
           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()))
     return makeError("the tensor-core flash kernel does not run this attention: " + *refusal);
+  if (warps && *warps != 1 && *warps != 2 && *warps != 4)
+    return makeError("the tensor-core flash kernel takes blocks of 1, 2 or 4 warps, not " +
+                     std::to_string(*warps));
   int64_t batches = getNumElements(plan.batch);
   if (batches == 0 || plan.queries == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+  TensorCoreAttentionTiling tiling =
+      getTensorCoreAttentionTiling(plan, context.getMultiprocessorCount());
+  if (warps)
+    tiling.warps = *warps;
   llvm::Expected<DeviceFunction> function = context.getCompiler().getFunction(
-      generateTensorCoreAttentionSource(plan), "cgc_attention_tensor_core");
+      generateTensorCoreAttentionSource(plan, tiling), "cgc_attention_tensor_core");
   if (!function)
     return makeError(llvm::toString(function.takeError()));
 
@@ -626,10 +703,12 @@ llvm::Expected<Kernel> buildTensorCoreAttentionKernel(const AttentionPlan &plan,
     TensorCoreViews views(plan);
     views.table.appendViewParams(params);
   }
-  auto tiles = static_cast<unsigned>((plan.queries + kQueryTile - 1) / kQueryTile);
+  auto tiles =
+      static_cast<unsigned>((plan.queries + tiling.getQueryTile() - 1) / tiling.getQueryTile());
   auto batchBlocks = static_cast<unsigned>(std::min(batches, kMaxBatchBlocks));
+  unsigned threads = tiling.getThreads();
   size_t inputCount = plan.inputTypes.size();
-  return Kernel{[function = std::move(*function), tiles, batchBlocks, inputCount,
+  return Kernel{[function = std::move(*function), tiles, batchBlocks, threads, inputCount,
                  params = std::move(params), kernelName](const LaunchArgs &args) -> std::string {
                   if (args.inputs.size() < inputCount || args.outputs.empty())
                     return kernelName + ": launched with " + std::to_string(args.inputs.size()) +
@@ -643,7 +722,7 @@ llvm::Expected<Kernel> buildTensorCoreAttentionKernel(const AttentionPlan &plan,
                     arguments.push_back(&pointer);
                   arguments.push_back(&output);
                   arguments.push_back(const_cast<int64_t *>(params.data()));
-                  cudaError_t error = function.launch(dim3(tiles, batchBlocks), dim3(kThreads),
+                  cudaError_t error = function.launch(dim3(tiles, batchBlocks), dim3(threads),
                                                       arguments.data(), 0, args.stream);
                   return error == cudaSuccess
                              ? std::string()

@@ -14,17 +14,24 @@
 //
 // The epilogue's statements compute in float32 whatever the storage type:
 // every layer runs as a lambda of `x0` (and `x1`) around its layer kernel's
-// expression, called on the running value `v`.
+// expression, called on the running value `v`. The epilogue kernel runs
+// them over the output in place, after cuDNN's convolution or cuBLASLt's
+// product has stored its result there; a product whose cuBLASLt epilogue
+// already applied the bias and the first chain layers starts after them
+// (EpilogueStart).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ConvolutionChain.h"
+
+#include "ElementwiseCodegen.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -337,7 +344,8 @@ Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast) {
 }
 
 llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionOp definition,
-                                                           const FusedConvolutionShape &shape) {
+                                                           const FusedConvolutionShape &shape,
+                                                           const EpilogueStart &start) {
   ConvolutionEpilogue epilogue;
   DType dtype = shape.plan.output.dtype;
   const Shape &outputShape = shape.plan.output.shape;
@@ -345,7 +353,7 @@ llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionO
     epilogue.operands.push_back(EpilogueOperand{argument, Shape(operandShape)});
     return "x" + std::to_string(epilogue.operands.size());
   };
-  if (shape.bias) {
+  if (shape.bias && !start.biasApplied) {
     op::ConvolutionOp conv = shape.conv;
     auto bias = getTensorInfo(conv, conv.getBias());
     if (!bias)
@@ -357,7 +365,8 @@ llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionO
         ";";
   }
   std::map<unsigned, std::string> extraOperands;
-  for (const ChainStep &step : shape.steps) {
+  for (const ChainStep &step :
+       llvm::ArrayRef(shape.steps).drop_front(std::min(start.stepsApplied, shape.steps.size()))) {
     std::string operand = "v";
     if (step.argument) {
       auto found = extraOperands.find(*step.argument);
@@ -376,6 +385,47 @@ llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionO
     epilogue.statements += " " + *statement;
   }
   return epilogue;
+}
+
+//===----------------------------------------------------------------------===//
+// The epilogue kernel
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::optional<EpilogueKernel>>
+buildEpilogueKernel(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                    KernelContext::Impl &context, const EpilogueStart &start) {
+  using R = std::optional<EpilogueKernel>;
+  auto epilogue = getConvolutionEpilogue(definition, shape, start);
+  if (!epilogue)
+    return epilogue.takeError();
+  if (epilogue->statements.empty())
+    return R();
+  DType dtype = shape.plan.output.dtype;
+  const Shape &outputShape = shape.plan.output.shape;
+  StridedKernelSpec spec;
+  spec.outputType = dtype;
+  spec.outputShape = outputShape;
+  // x0 is the convolution's result, read back from the output.
+  spec.operands.push_back(broadcastOperand(dtype, outputShape, outputShape));
+  EpilogueKernel result;
+  for (const EpilogueOperand &operand : epilogue->operands) {
+    spec.operands.push_back(broadcastOperand(dtype, operand.shape, outputShape));
+    result.arguments.push_back(operand.argument);
+  }
+  spec.expression = "([&]() -> float { float v = x0;" + epilogue->statements + " return v; }())";
+  auto kernel = buildStridedKernel(shape.conv, context, spec);
+  if (!kernel)
+    return inFusedConvolution(definition, kernel.takeError());
+  result.kernel = std::move(*kernel);
+  return R(std::move(result));
+}
+
+std::string EpilogueKernel::launch(const LaunchArgs &args) const {
+  llvm::SmallVector<const void *, 6> operands{args.outputs[0]};
+  for (unsigned argument : arguments)
+    operands.push_back(args.inputs[argument]);
+  return kernel.launch(LaunchArgs{std::span<const void *const>(operands.data(), operands.size()),
+                                  args.outputs, nullptr, args.stream});
 }
 
 } // namespace cgc::cuda

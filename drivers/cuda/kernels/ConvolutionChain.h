@@ -5,9 +5,9 @@
 // in NCHW or in the compiler's channels-last form, followed by a chain of
 // elementwise layers (patterns/convolution.mlir), and the code that applies
 // the bias and the chain to one element. The generated epilogue after
-// cuDNN's convolution and the generated depthwise kernel
-// (DepthwiseConvolution.cpp) both evaluate that code, so a chain layer
-// computes alike on every path.
+// cuDNN's convolution or cuBLASLt's product (GemmConvolution.cpp) and
+// the generated depthwise kernel (DepthwiseConvolution.cpp) all evaluate
+// that code, so a chain layer computes alike on every path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,10 +107,41 @@ struct ConvolutionEpilogue {
   llvm::SmallVector<EpilogueOperand, 4> operands;
 };
 
-/// The epilogue of `shape`: each chain layer by its layer kernel's own
-/// expression (Elementwise.cpp), so that the chain rounds as the layers do.
+/// Where an epilogue starts: after what a library has already applied to
+/// the convolution's result (the GEMM path's cuBLASLt epilogue takes the
+/// bias and a prefix of the chain, GemmConvolution.h).
+struct EpilogueStart {
+  /// The bias was added.
+  bool biasApplied = false;
+  /// The first `stepsApplied` chain layers were applied.
+  size_t stepsApplied = 0;
+};
+
+/// The epilogue of `shape` from `start`: each chain layer by its layer
+/// kernel's own expression (Elementwise.cpp), so that the chain rounds as
+/// the layers do.
 llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionOp definition,
-                                                           const FusedConvolutionShape &shape);
+                                                           const FusedConvolutionShape &shape,
+                                                           const EpilogueStart &start = {});
+
+/// The epilogue as one generated kernel over the output, in place: it
+/// reads the convolution's result back from the output (x0), applies the
+/// epilogue and stores the chain's result where it read.
+struct EpilogueKernel {
+  Kernel kernel;
+  /// The definition arguments it reads after the output, in order.
+  llvm::SmallVector<unsigned, 4> arguments;
+
+  /// Enqueues it over `args.outputs[0]`, reading its arguments from
+  /// `args.inputs`, on `args.stream`.
+  std::string launch(const LaunchArgs &args) const;
+};
+
+/// The epilogue kernel of `shape` from `start` (compiled without a device),
+/// or std::nullopt when nothing is left to apply.
+llvm::Expected<std::optional<EpilogueKernel>>
+buildEpilogueKernel(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                    KernelContext::Impl &context, const EpilogueStart &start = {});
 
 } // namespace cgc::cuda
 

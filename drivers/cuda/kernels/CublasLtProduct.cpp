@@ -6,9 +6,21 @@
 // algorithm assuming only element alignment is kept for operands that turn
 // out less aligned than the first one assumes.
 //
+// The first algorithm is what nearly every launch runs, so it is chosen as
+// TensorRT chooses tactics: up to kMaxTunedCandidates of the heuristic's
+// results are timed on the device and the fastest kept (CublasLtTuning.cpp),
+// once per process for each distinct configuration; the cost is a slower
+// cold compile. The fallback, rarely run, is the heuristic's first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CublasLtProduct.h"
+
+#include "CublasLtTuning.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <tuple>
@@ -18,8 +30,6 @@ namespace cgc::cuda {
 namespace {
 /// The alignment (bytes) the primary algorithm may assume of operands.
 constexpr uint32_t kPreferredAlignment = 16;
-/// The most workspace a product may ask for.
-constexpr uint64_t kMaxWorkspace = 32ull << 20;
 } // namespace
 
 static llvm::Error cublasError(mlir::Operation *op, llvm::StringRef call, cublasStatus_t status) {
@@ -180,17 +190,18 @@ static llvm::Error setOperationAttribute(mlir::Operation *op, LtProduct &product
   return llvm::Error::success();
 }
 
-/// cuBLASLt's first heuristic algorithm for `product` (descriptors made)
-/// when its A, B, C and D have at least `alignments` bytes of alignment,
-/// within kMaxWorkspace; grows the product's workspace to what it needs.
-static llvm::Error pickAlgorithm(mlir::Operation *op, LtProduct &product,
-                                 const uint32_t (&alignments)[4],
-                                 cublasLtMatmulAlgo_t &algorithm) {
+/// cuBLASLt's heuristic results (up to `count`, best first) for `product`
+/// (descriptors made) when its A, B, C and D have at least `alignments`
+/// bytes of alignment, within kMaxProductWorkspace; an error when the first
+/// fails.
+static llvm::Expected<llvm::SmallVector<cublasLtMatmulHeuristicResult_t, kMaxTunedCandidates>>
+queryCandidates(mlir::Operation *op, LtProduct &product, const uint32_t (&alignments)[4],
+                int count) {
   cublasLtMatmulPreference_t preference = nullptr;
   cublasStatus_t created = cublasLtMatmulPreferenceCreate(&preference);
   if (created != CUBLAS_STATUS_SUCCESS)
     return cublasError(op, "cublasLtMatmulPreferenceCreate", created);
-  uint64_t workspace = kMaxWorkspace;
+  uint64_t workspace = kMaxProductWorkspace;
   cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                        &workspace, sizeof(workspace));
   const cublasLtMatmulPreferenceAttributes_t attributes[4] = {
@@ -199,25 +210,125 @@ static llvm::Error pickAlgorithm(mlir::Operation *op, LtProduct &product,
   for (int index = 0; index < 4; ++index)
     cublasLtMatmulPreferenceSetAttribute(preference, attributes[index], &alignments[index],
                                          sizeof(uint32_t));
-  cublasLtMatmulHeuristicResult_t result{};
+  llvm::SmallVector<cublasLtMatmulHeuristicResult_t, kMaxTunedCandidates> results(
+      std::clamp(count, 1, kMaxTunedCandidates));
   int found = 0;
   cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
       product.handle->handle, product.operation, product.a, product.b, product.c, product.c,
-      preference, 1, &result, &found);
+      preference, static_cast<int>(results.size()), results.data(), &found);
   cublasLtMatmulPreferenceDestroy(preference);
   if (queried != CUBLAS_STATUS_SUCCESS)
     return cublasError(op, "cublasLtMatmulAlgoGetHeuristic", queried);
-  if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+  if (found <= 0 || results.front().state != CUBLAS_STATUS_SUCCESS)
     return makeKernelError(op, "cuBLASLt has no algorithm for this product (" +
                                    llvm::Twine(alignments[0]) + "-byte operands)");
-  algorithm = result.algo;
-  product.workspaceSize = std::max<uint64_t>(product.workspaceSize, result.workspaceSize);
+  results.resize(std::min<size_t>(static_cast<size_t>(found), results.size()));
+  return results;
+}
+
+/// Sets `algorithm` to `result`'s and grows the product's workspace to what
+/// it needs.
+static void useAlgorithm(LtProduct &product, const cublasLtMatmulAlgo_t &result,
+                         uint64_t workspaceSize, cublasLtMatmulAlgo_t &algorithm) {
+  algorithm = result;
+  product.workspaceSize = std::max(product.workspaceSize, workspaceSize);
+}
+
+/// cuBLASLt's first heuristic algorithm for `product` with operands of
+/// `alignments` bytes (queryCandidates).
+static llvm::Error pickAlgorithm(mlir::Operation *op, LtProduct &product,
+                                 const uint32_t (&alignments)[4],
+                                 cublasLtMatmulAlgo_t &algorithm) {
+  auto candidates = queryCandidates(op, product, alignments, 1);
+  if (!candidates)
+    return candidates.takeError();
+  useAlgorithm(product, candidates->front().algo, candidates->front().workspaceSize, algorithm);
   return llvm::Error::success();
+}
+
+/// `product`'s alignedAlgorithm for operands of `alignments` bytes: with
+/// `tuning`, the fastest of the heuristic's candidates on the current
+/// device (cached by `setup.key`); otherwise, or when none can be timed,
+/// the first. The caller sets the bias pointer attribute again afterwards
+/// (tuneAlgorithm points it at a stand-in).
+static llvm::Error pickAlignedAlgorithm(mlir::Operation *op, LtProduct &product,
+                                        const uint32_t (&alignments)[4], ProductTuning tuning,
+                                        const ProductTimingSetup &setup) {
+  // Matrix-vector products and operands without 16-byte alignment keep the
+  // heuristic's first: on an H100 a timed candidate for a 7x13 · 13 product
+  // (one-column matrices, 2-byte alignment) computed wrong results, and
+  // such products are too small for timing to matter.
+  if (!isProductTuningEnabled(tuning) || setup.degenerate)
+    return pickAlgorithm(op, product, alignments, product.alignedAlgorithm);
+  std::optional<TunedAlgorithm> choice = findTunedAlgorithm(setup);
+  if (choice) {
+    // Chosen for another product's descriptors: cuBLASLt checks that they
+    // are equivalent (the key should have ensured it).
+    cublasLtMatmulHeuristicResult_t checked{};
+    if (cublasLtMatmulAlgoCheck(product.handle->handle, product.operation, product.a, product.b,
+                                product.c, product.c, &choice->algorithm,
+                                &checked) != CUBLAS_STATUS_SUCCESS ||
+        checked.state != CUBLAS_STATUS_SUCCESS || checked.workspaceSize > kMaxProductWorkspace)
+      return pickAlgorithm(op, product, alignments, product.alignedAlgorithm);
+    choice->workspaceSize = std::max<uint64_t>(choice->workspaceSize, checked.workspaceSize);
+  } else {
+    auto candidates = queryCandidates(op, product, alignments, kMaxTunedCandidates);
+    if (!candidates)
+      return candidates.takeError();
+    choice = tuneAlgorithm(product, *candidates, setup);
+    if (!choice)
+      choice = TunedAlgorithm{candidates->front().algo, candidates->front().workspaceSize, 0};
+  }
+  useAlgorithm(product, choice->algorithm, choice->workspaceSize, product.alignedAlgorithm);
+  product.timedCandidates = choice->timedCandidates;
+  return llvm::Error::success();
+}
+
+/// The cache key of a product with `epilogue` (ProductTimingSetup::key).
+static std::string getEpilogueKey(const ProductEpilogue &epilogue) {
+  return "e" + std::to_string(static_cast<int>(epilogue.activation)) + (epilogue.bias ? "b" : "");
+}
+
+/// The timing setup of `plan`'s aligned algorithm, its operands aligned to
+/// `alignment` bytes.
+static ProductTimingSetup getTimingSetup(const ProductPlan &plan, const ProductEpilogue &epilogue,
+                                         uint32_t alignment) {
+  ProductTimingSetup setup;
+  setup.degenerate = plan.m <= 1 || plan.n <= 1 || alignment < kPreferredAlignment;
+  llvm::raw_string_ostream key(setup.key);
+  key << "plan:" << getDTypeName(plan.dtype) << ":" << plan.m << "x" << plan.n << "x" << plan.k
+      << ":t" << plan.transA << plan.transB << ":b" << plan.batch << "," << plan.lhsBatchStride
+      << "," << plan.rhsBatchStride << "," << plan.outputBatchStride << ":"
+      << getEpilogueKey(epilogue) << ":a" << alignment;
+  llvm::raw_string_ostream description(setup.description);
+  description << plan.m << "x" << plan.n << "x" << plan.k << " " << getDTypeName(plan.dtype)
+              << " product" << (plan.transA ? ", lhs transposed" : "")
+              << (plan.transB ? ", rhs transposed" : "");
+  if (plan.batch > 1)
+    description << ", batch of " << plan.batch;
+  if (epilogue.bias)
+    description << ", bias";
+  if (epilogue.activation == ProductEpilogue::Activation::Relu)
+    description << ", relu";
+  else if (epilogue.activation == ProductEpilogue::Activation::GeluTanh)
+    description << ", gelu";
+  // The span of one call's matrices: the last one's offset plus its size.
+  uint64_t width = getByteWidth(plan.dtype);
+  auto span = [&](int64_t batchStride, int64_t matrixElements) {
+    return static_cast<uint64_t>((plan.batch - 1) * batchStride + matrixElements) * width;
+  };
+  setup.aBytes = span(plan.rhsBatchStride, plan.k * plan.n); // cuBLASLt's A is our rhs
+  setup.bBytes = span(plan.lhsBatchStride, plan.m * plan.k);
+  setup.dBytes = span(plan.outputBatchStride, plan.m * plan.n);
+  setup.biasBytes = epilogue.bias ? static_cast<uint64_t>(plan.n) * width : 0;
+  setup.doubleScalars = plan.dtype == DType::F64;
+  return setup;
 }
 
 llvm::Expected<std::shared_ptr<LtProduct>>
 createLtProduct(mlir::Operation *op, const ProductPlan &plan,
-                std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue) {
+                std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue,
+                ProductTuning tuning) {
   auto product = std::make_shared<LtProduct>();
   product->handle = std::move(handle);
   product->epilogue = epilogue;
@@ -290,20 +401,26 @@ createLtProduct(mlir::Operation *op, const ProductPlan &plan,
     offsets.push_back(stride * width);
   product->alignment = getCommonAlignment(offsets, kPreferredAlignment);
 
-  auto pickWithAlignment = [&](uint32_t alignment, cublasLtMatmulAlgo_t &algorithm) -> llvm::Error {
-    // The heuristics read the bias pointer's alignment (never the data): a
-    // stand-in address with exactly `alignment`; the launch sets the real one.
-    if (epilogue.bias) {
-      const void *standIn = reinterpret_cast<const void *>(static_cast<uintptr_t>(alignment));
-      if (llvm::Error error =
-              setAttribute(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &standIn, sizeof(standIn)))
-        return error;
-    }
-    return pickAlgorithm(op, *product, {alignment, alignment, alignment, alignment}, algorithm);
+  // The heuristics read the bias pointer's alignment (never the data): a
+  // stand-in address with exactly the operands' alignment; the launch sets
+  // the real one.
+  auto setBiasStandIn = [&](uint32_t alignment) -> llvm::Error {
+    if (!epilogue.bias)
+      return llvm::Error::success();
+    const void *standIn = reinterpret_cast<const void *>(static_cast<uintptr_t>(alignment));
+    return setAttribute(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &standIn, sizeof(standIn));
   };
-  if (llvm::Error error = pickWithAlignment(product->alignment, product->alignedAlgorithm))
+  uint32_t aligned = product->alignment;
+  if (llvm::Error error = setBiasStandIn(aligned))
     return std::move(error);
-  if (llvm::Error error = pickWithAlignment(width, product->fallbackAlgorithm))
+  if (llvm::Error error =
+          pickAlignedAlgorithm(op, *product, {aligned, aligned, aligned, aligned}, tuning,
+                               getTimingSetup(plan, epilogue, aligned)))
+    return std::move(error);
+  if (llvm::Error error = setBiasStandIn(width))
+    return std::move(error);
+  if (llvm::Error error =
+          pickAlgorithm(op, *product, {width, width, width, width}, product->fallbackAlgorithm))
     return std::move(error);
   if (epilogue.bias) {
     const void *none = nullptr;
@@ -344,7 +461,9 @@ std::string enqueueLtProduct(LtProduct &product, const ProductPlan &plan, double
     const char *a = lhs + plan.lhsOffsets[call] * width;
     const char *b = rhs + plan.rhsOffsets[call] * width;
     char *d = output + plan.outputOffsets[call] * width;
-    const void *c = operands.c ? operands.c : d;
+    // C has D's layout, so each call reads it at D's offset.
+    const void *c =
+        operands.c ? static_cast<const char *>(operands.c) + plan.outputOffsets[call] * width : d;
     uintptr_t bits = reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b) |
                      reinterpret_cast<uintptr_t>(c) | reinterpret_cast<uintptr_t>(d) | biasBits;
     const cublasLtMatmulAlgo_t *algorithm =
@@ -383,9 +502,55 @@ std::optional<StridedMatrix> makeStridedMatrix(DType dtype, int64_t rows, int64_
   return std::nullopt;
 }
 
+/// `matrix` in a cache key: type, size, order, leading dimension, batch
+/// stride.
+static void appendMatrixKey(llvm::raw_ostream &key, const StridedMatrix &matrix) {
+  key << ":" << getDTypeName(matrix.dtype) << "," << matrix.rows << "x" << matrix.columns
+      << (matrix.rowMajor ? ",r" : ",c") << matrix.leadingDimension << ","
+      << matrix.batchStride;
+}
+
+/// Elements `matrix` spans over a batch of `batch`: cuBLASLt stores it
+/// column-major, its last stored column a leading dimension after the one
+/// before.
+static uint64_t getSpan(const StridedMatrix &matrix, int64_t batch) {
+  int64_t storedRows = matrix.rowMajor ? matrix.columns : matrix.rows;
+  int64_t storedColumns = matrix.rowMajor ? matrix.rows : matrix.columns;
+  if (storedRows <= 0 || storedColumns <= 0 || batch <= 0)
+    return 0;
+  int64_t elements = (storedColumns - 1) * matrix.leadingDimension + storedRows;
+  return static_cast<uint64_t>((batch - 1) * matrix.batchStride + elements);
+}
+
+/// The timing setup of `plan`'s aligned algorithm, its operands aligned to
+/// `alignment` bytes.
+static ProductTimingSetup getTimingSetup(const StridedProductPlan &plan, uint32_t alignment) {
+  ProductTimingSetup setup;
+  setup.degenerate = plan.lhs.rows <= 1 || plan.output.columns <= 1 ||
+                     alignment < kPreferredAlignment;
+  llvm::raw_string_ostream key(setup.key);
+  key << "strided";
+  for (const StridedMatrix *matrix : {&plan.lhs, &plan.rhs, &plan.output})
+    appendMatrixKey(key, *matrix);
+  key << ":b" << plan.batch << (plan.deviceScalars ? ":device" : ":host") << ":a" << alignment;
+  llvm::raw_string_ostream description(setup.description);
+  description << plan.lhs.rows << "x" << plan.output.columns << "x" << plan.lhs.columns << " "
+              << getDTypeName(plan.lhs.dtype) << " x " << getDTypeName(plan.rhs.dtype) << " -> "
+              << getDTypeName(plan.output.dtype) << " strided product";
+  if (plan.batch > 1)
+    description << ", batch of " << plan.batch;
+  // cuBLASLt's A is the rhs, its B the lhs.
+  setup.aBytes = getSpan(plan.rhs, plan.batch) * getByteWidth(plan.rhs.dtype);
+  setup.bBytes = getSpan(plan.lhs, plan.batch) * getByteWidth(plan.lhs.dtype);
+  setup.dBytes = getSpan(plan.output, plan.batch) * getByteWidth(plan.output.dtype);
+  setup.deviceScalars = plan.deviceScalars;
+  setup.doubleScalars = plan.output.dtype == DType::F64;
+  return setup;
+}
+
 llvm::Expected<std::shared_ptr<LtProduct>>
 createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
-                       std::shared_ptr<CublasLtHandle> handle) {
+                       std::shared_ptr<CublasLtHandle> handle, ProductTuning tuning) {
   const StridedMatrix &lhs = plan.lhs, &rhs = plan.rhs, &output = plan.output;
   if (!output.rowMajor)
     return makeKernelError(op, "a column-major product output is not implemented");
@@ -464,8 +629,8 @@ createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
 
   uint32_t aligned = product->alignment;
   // cuBLASLt's A is the rhs, its B the lhs.
-  if (llvm::Error error = pickAlgorithm(op, *product, {aligned, aligned, aligned, aligned},
-                                        product->alignedAlgorithm))
+  if (llvm::Error error = pickAlignedAlgorithm(op, *product, {aligned, aligned, aligned, aligned},
+                                               tuning, getTimingSetup(plan, aligned)))
     return std::move(error);
   if (llvm::Error error = pickAlgorithm(op, *product, {rhsWidth, lhsWidth, outputWidth, outputWidth},
                                         product->fallbackAlgorithm))

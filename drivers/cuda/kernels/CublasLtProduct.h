@@ -15,6 +15,11 @@
 // (one value per row of D) adds a vector of N elements along the row-major
 // result's last dimension.
 //
+// The algorithm for aligned operands is the fastest of cuBLASLt's candidates,
+// timed on the device when the product is built (CublasLtTuning.h says why
+// and what it costs); the element-alignment fallback is the heuristic's
+// first.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_DRIVERS_CUDA_KERNELS_CUBLASLTPRODUCT_H
@@ -64,6 +69,17 @@ struct ProductEpilogue {
   Activation activation = Activation::None;
 };
 
+/// How createLtProduct and createLtStridedProduct pick the algorithm for
+/// aligned operands.
+enum class ProductTuning {
+  /// Timed unless CGC_CUDA_MATMUL_TUNING is "0" (what the kernels use).
+  Default,
+  /// Timed whatever the environment says (tests).
+  On,
+  /// cuBLASLt's first heuristic result, as without a device.
+  Off,
+};
+
 /// The cuBLASLt objects of one product; destroyed with the kernel.
 struct LtProduct {
   std::shared_ptr<CublasLtHandle> handle;
@@ -75,6 +91,10 @@ struct LtProduct {
   /// alignedAlgorithm.
   uint32_t alignment = 0;
   uint64_t workspaceSize = 0;
+  /// How many of cuBLASLt's candidates were timed to choose alignedAlgorithm
+  /// (here or by an identical product before it); 0 when it is the
+  /// heuristic's first, untimed.
+  int timedCandidates = 0;
   /// The bias pointer is an attribute of `operation`: held from setting it
   /// to enqueueing, so that concurrent launches do not mix their biases.
   std::mutex biasMutex;
@@ -82,12 +102,19 @@ struct LtProduct {
 };
 
 /// Creates the descriptors of `plan` with `epilogue` and picks its
-/// algorithms (one assuming 16-byte-aligned operands, one assuming only
-/// element alignment). Errors name `op`; "cuBLASLt has no algorithm ..."
-/// when the heuristics find none for this configuration.
+/// algorithms (one assuming 16-byte-aligned operands, chosen as `tuning`
+/// says on the calling thread's current device; one assuming only element
+/// alignment). Errors name `op`; "cuBLASLt has no algorithm ..." when the
+/// heuristics find none for this configuration.
 llvm::Expected<std::shared_ptr<LtProduct>>
 createLtProduct(mlir::Operation *op, const ProductPlan &plan,
-                std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue = {});
+                std::shared_ptr<CublasLtHandle> handle, const ProductEpilogue &epilogue = {},
+                ProductTuning tuning = ProductTuning::Default);
+
+/// How many products this process has timed cuBLASLt's candidates for
+/// (CublasLtTuning.cpp): identical products after the first reuse its
+/// choice without timing. Tests read it.
+uint64_t getTimedProductCount();
 
 /// The device pointers of one launch of a product.
 struct ProductOperands {
@@ -150,11 +177,12 @@ struct StridedProductPlan {
 };
 
 /// Creates the descriptors of `plan` and picks its algorithms like
-/// createLtProduct (one for 16-byte-aligned operands, one for element
-/// alignment). Errors name `op`.
+/// createLtProduct (one for 16-byte-aligned operands, chosen as `tuning`
+/// says; one for element alignment). Errors name `op`.
 llvm::Expected<std::shared_ptr<LtProduct>>
 createLtStridedProduct(mlir::Operation *op, const StridedProductPlan &plan,
-                       std::shared_ptr<CublasLtHandle> handle);
+                       std::shared_ptr<CublasLtHandle> handle,
+                       ProductTuning tuning = ProductTuning::Default);
 
 /// The device pointers of one launch of a strided product.
 struct StridedProductOperands {

@@ -23,7 +23,11 @@
 // memory, and writes the output in place. A channels-last depthwise
 // convolution also has the generated depthwise kernel
 // (DepthwiseConvolution.cpp), which applies the same chain code to its
-// float32 sums before its only store.
+// float32 sums before its only store; one that is a single matrix product
+// (pointwise, unpadded windows that do not overlap, or any window over
+// fewer than 8 input channels gathered by im2col) has cuBLASLt's GEMM
+// (GemmConvolution.cpp), whose epilogue takes the bias, a residual and a
+// relu and leaves the rest of the chain to the same epilogue kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +37,7 @@
 #include "CudnnConvolution.h"
 #include "CudnnGraph.h"
 #include "DepthwiseConvolution.h"
-#include "ElementwiseCodegen.h"
+#include "GemmConvolution.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -60,37 +64,6 @@ constexpr int64_t kGraphAlignment = 16;
 // The epilogue path
 //===----------------------------------------------------------------------===//
 
-/// The epilogue kernel of `shape` (bias and chain in one pass over the
-/// output, in place) and the definition arguments it reads after the
-/// output, or std::nullopt when there is nothing to apply.
-static llvm::Expected<std::optional<std::pair<Kernel, llvm::SmallVector<unsigned, 4>>>>
-buildEpilogue(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
-              KernelContext::Impl &context) {
-  using R = std::optional<std::pair<Kernel, llvm::SmallVector<unsigned, 4>>>;
-  if (!shape.bias && shape.steps.empty())
-    return R();
-  auto epilogue = getConvolutionEpilogue(definition, shape);
-  if (!epilogue)
-    return epilogue.takeError();
-  DType dtype = shape.plan.output.dtype;
-  const Shape &outputShape = shape.plan.output.shape;
-  StridedKernelSpec spec;
-  spec.outputType = dtype;
-  spec.outputShape = outputShape;
-  // x0 is the convolution's result, read back from the output.
-  spec.operands.push_back(broadcastOperand(dtype, outputShape, outputShape));
-  llvm::SmallVector<unsigned, 4> arguments;
-  for (const EpilogueOperand &operand : epilogue->operands) {
-    spec.operands.push_back(broadcastOperand(dtype, operand.shape, outputShape));
-    arguments.push_back(operand.argument);
-  }
-  spec.expression = "([&]() -> float { float v = x0;" + epilogue->statements + " return v; }())";
-  auto kernel = buildStridedKernel(shape.conv, context, spec);
-  if (!kernel)
-    return inFusedConvolution(definition, kernel.takeError());
-  return R(std::make_pair(std::move(*kernel), std::move(arguments)));
-}
-
 /// The epilogue path: cuDNN's convolution into the output, then the
 /// epilogue in place. The epilogue compiles before cuDNN is asked for
 /// anything. cuDNN's algorithm is its heuristics' first: timing every
@@ -100,7 +73,7 @@ buildEpilogue(FunctionalDefinitionOp definition, const FusedConvolutionShape &sh
 static llvm::Expected<Kernel> buildEpiloguePath(FunctionalDefinitionOp definition,
                                                 const FusedConvolutionShape &shape,
                                                 KernelContext::Impl &context) {
-  auto epilogue = buildEpilogue(definition, shape, context);
+  auto epilogue = buildEpilogueKernel(definition, shape, context);
   if (!epilogue)
     return epilogue.takeError();
   auto convolution = buildCudnnConvolutionKernel(shape.conv, context, shape.plan,
@@ -116,12 +89,7 @@ static llvm::Expected<Kernel> buildEpiloguePath(FunctionalDefinitionOp definitio
         LaunchArgs{convolutionInputs, args.outputs, args.workspace, args.stream});
     if (!message.empty() || !epilogue)
       return message;
-    llvm::SmallVector<const void *, 6> operands{args.outputs[0]};
-    for (unsigned argument : epilogue->second)
-      operands.push_back(args.inputs[argument]);
-    return epilogue->first.launch(
-        LaunchArgs{std::span<const void *const>(operands.data(), operands.size()), args.outputs,
-                   nullptr, args.stream});
+    return epilogue->launch(args);
   };
   return Kernel{std::move(launch), workspaceSize};
 }
@@ -456,22 +424,28 @@ const char *getFusedConvolutionPathName(FusedConvolutionPath path) {
     return "cuDNN convolution + generated epilogue";
   case FusedConvolutionPath::DepthwiseKernel:
     return "generated depthwise kernel";
+  case FusedConvolutionPath::Gemm:
+    return "cuBLASLt GEMM";
   }
   return "unknown";
 }
 
-/// The path CGC_CUDA_CONVOLUTION forces ("graph" or "library"); none for
-/// "auto" or unset: both are built and the faster kept.
+std::optional<FusedConvolutionPath> parseFusedConvolutionPath(llvm::StringRef name) {
+  if (name == "graph")
+    return FusedConvolutionPath::CudnnGraph;
+  if (name == "library")
+    return FusedConvolutionPath::ConvolutionThenEpilogue;
+  if (name == "gemm")
+    return FusedConvolutionPath::Gemm;
+  return std::nullopt;
+}
+
+/// The path CGC_CUDA_CONVOLUTION forces; none for "auto" or unset: the
+/// family chooses.
 static std::optional<FusedConvolutionPath> getForcedPath() {
-  static const std::optional<FusedConvolutionPath> forced =
-      []() -> std::optional<FusedConvolutionPath> {
+  static const std::optional<FusedConvolutionPath> forced = []() {
     const char *value = std::getenv("CGC_CUDA_CONVOLUTION");
-    llvm::StringRef name = value ? value : "";
-    if (name == "graph")
-      return FusedConvolutionPath::CudnnGraph;
-    if (name == "library")
-      return FusedConvolutionPath::ConvolutionThenEpilogue;
-    return std::nullopt;
+    return parseFusedConvolutionPath(value ? value : "");
   }();
   return forced;
 }
@@ -544,14 +518,45 @@ buildCudnnPaths(FunctionalDefinitionOp definition, const FusedConvolutionShape &
   return result;
 }
 
-/// The channels-last depthwise convolution: the generated depthwise kernel
-/// against the cuDNN path the family takes otherwise (the graph where cuDNN
-/// has a plan, else its convolution + epilogue), each timed once on this
-/// device, the faster kept. The depthwise kernel runs without a device, and
-/// where cuDNN runs nothing; when it cannot be built, cuDNN runs it.
+/// `candidate`, a generated or library kernel built for `shape`, against the
+/// cuDNN path the family takes otherwise (the graph where cuDNN has a plan,
+/// else its convolution + epilogue), each timed once on this device, the
+/// faster kept. Where cuDNN builds nothing the candidate runs; a candidate
+/// that cannot be timed failed to launch and leaves cuDNN.
 static llvm::Expected<FusedConvolutionKernel>
-chooseDepthwise(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
-                KernelContext::Impl &context, int64_t &engine) {
+keepFasterThanCudnn(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                    KernelContext::Impl &context, FusedConvolutionKernel candidate,
+                    int64_t &engine) {
+  auto cudnn = buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+  if (!cudnn) {
+    candidate.graphRefusal = llvm::toString(cudnn.takeError());
+    return candidate;
+  }
+  const char *name = getFusedConvolutionPathName(candidate.path);
+  std::optional<float> candidateTime = timeLaunch(definition, candidate.kernel);
+  std::optional<float> cudnnTime = timeLaunch(definition, cudnn->kernel);
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": " << name << " "
+                 << formatTime(candidateTime) << " ms, " << getFusedConvolutionPathName(cudnn->path)
+                 << " " << formatTime(cudnnTime) << " ms\n";
+  if (!candidateTime || (cudnnTime && *cudnnTime < *candidateTime))
+    return std::move(*cudnn);
+  std::string faster = std::string("the ") + name + " was faster";
+  candidate.graphRefusal =
+      cudnn->path == FusedConvolutionPath::CudnnGraph
+          ? faster
+          : cudnn->graphRefusal + "; " + faster + " than cuDNN's convolution + epilogue";
+  return candidate;
+}
+
+/// The channels-last depthwise convolution: the generated depthwise kernel
+/// against the cuDNN path, the faster kept (keepFasterThanCudnn). The
+/// depthwise kernel runs without a device; when it cannot be built, cuDNN
+/// runs it.
+static llvm::Expected<FusedConvolutionKernel> chooseDepthwise(FunctionalDefinitionOp definition,
+                                                              const FusedConvolutionShape &shape,
+                                                              KernelContext::Impl &context,
+                                                              int64_t &engine) {
   auto depthwise = buildDepthwiseConvolution(definition, shape, context);
   if (!depthwise) {
     std::string refusal = llvm::toString(depthwise.takeError());
@@ -567,30 +572,38 @@ chooseDepthwise(FunctionalDefinitionOp definition, const FusedConvolutionShape &
     result.graphRefusal = "the kernel context has no device";
     return result;
   }
-  auto cudnn = buildCudnnPaths(definition, shape, context, std::nullopt, engine);
-  if (!cudnn) {
-    result.graphRefusal = llvm::toString(cudnn.takeError());
-    return result;
+  return keepFasterThanCudnn(definition, shape, context, std::move(result), engine);
+}
+
+/// The channels-last convolution the GEMM path runs: cuBLASLt's GEMM
+/// against the cuDNN path, the faster kept (keepFasterThanCudnn). Without a
+/// device the GEMM is not built (cuBLASLt needs one): the cuDNN paths
+/// compile their epilogue and stop where cuDNN needs one, as for any
+/// convolution. When the GEMM cannot be built, cuDNN runs it.
+static llvm::Expected<FusedConvolutionKernel> chooseGemm(FunctionalDefinitionOp definition,
+                                                         const FusedConvolutionShape &shape,
+                                                         KernelContext::Impl &context,
+                                                         int64_t &engine) {
+  if (!context.hasDevice())
+    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+  auto gemm = buildGemmConvolution(definition, shape, context);
+  if (!gemm) {
+    std::string refusal = llvm::toString(gemm.takeError());
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuBLASLt GEMM: " << refusal
+                   << "\n";
+    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
   }
-  std::optional<float> depthwiseTime = timeLaunch(definition, result.kernel);
-  std::optional<float> cudnnTime = timeLaunch(definition, cudnn->kernel);
-  if (isVerbose())
-    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": generated depthwise kernel "
-                 << formatTime(depthwiseTime) << " ms, " << getFusedConvolutionPathName(cudnn->path)
-                 << " " << formatTime(cudnnTime) << " ms\n";
-  // A depthwise kernel that could not be timed failed to launch.
-  if (!depthwiseTime || (cudnnTime && *cudnnTime < *depthwiseTime))
-    return std::move(*cudnn);
-  result.graphRefusal = cudnn->path == FusedConvolutionPath::CudnnGraph
-                            ? "the generated depthwise kernel was faster"
-                            : cudnn->graphRefusal + "; the generated depthwise kernel was faster "
-                                                    "than cuDNN's convolution + epilogue";
-  return result;
+  FusedConvolutionKernel result;
+  result.kernel = std::move(*gemm);
+  result.path = FusedConvolutionPath::Gemm;
+  return keepFasterThanCudnn(definition, shape, context, std::move(result), engine);
 }
 
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path) {
+  bool forcedByEnvironment = !path && getForcedPath();
   if (!path)
     path = getForcedPath();
   std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
@@ -607,20 +620,34 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     result.graphRefusal = "the output is empty";
     return result;
   }
+  // CGC_CUDA_CONVOLUTION=gemm applies to a whole program: convolutions the
+  // GEMM does not run are chosen as usual.
+  std::optional<std::string> gemmRefusal = getGemmRefusal(shape);
+  if (forcedByEnvironment && path == FusedConvolutionPath::Gemm && gemmRefusal)
+    path.reset();
 
   int64_t engine = -1;
   auto buildPath = [&]() -> llvm::Expected<FusedConvolutionKernel> {
-    if (path == FusedConvolutionPath::DepthwiseKernel) {
-      auto kernel = buildDepthwiseConvolution(definition, shape, context);
+    if (path == FusedConvolutionPath::DepthwiseKernel || path == FusedConvolutionPath::Gemm) {
+      bool depthwise = path == FusedConvolutionPath::DepthwiseKernel;
+      auto kernel = depthwise ? buildDepthwiseConvolution(definition, shape, context)
+                              : buildGemmConvolution(definition, shape, context);
       if (!kernel)
         return kernel.takeError();
       result.kernel = std::move(*kernel);
-      result.path = FusedConvolutionPath::DepthwiseKernel;
-      result.graphRefusal = "the generated depthwise kernel was asked for";
+      result.path = *path;
+      result.graphRefusal =
+          std::string("the ") + getFusedConvolutionPathName(*path) + " was asked for";
       return std::move(result);
     }
+    // Left to choose: the depthwise kernel, else the GEMM, each against
+    // cuDNN. Both take only channels-last convolutions, and the same one
+    // only when it has one channel (groups = channels = 1): the depthwise
+    // kernel is asked first.
     if (!path && !getDepthwiseRefusal(shape))
       return chooseDepthwise(definition, shape, context, engine);
+    if (!path && !gemmRefusal)
+      return chooseGemm(definition, shape, context, engine);
     return buildCudnnPaths(definition, shape, context, path, engine);
   };
   llvm::Expected<FusedConvolutionKernel> built = buildPath();

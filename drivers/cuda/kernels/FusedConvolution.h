@@ -18,7 +18,11 @@
 // * DepthwiseKernel: in the channels-last form, when the convolution is
 //   depthwise (groups = input channels = output channels), one generated
 //   kernel for the convolution, the bias and the chain
-//   (DepthwiseConvolution.h).
+//   (DepthwiseConvolution.h);
+// * Gemm: in the channels-last form, when the convolution is one matrix
+//   product (pointwise, or windows that do not overlap, unpadded, groups
+//   1), cuBLASLt's GEMM with what its epilogue computes of the bias and the
+//   chain, then the generated epilogue for the rest (GemmConvolution.h).
 //
 // The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
 // set (to anything but 0).
@@ -29,6 +33,8 @@
 #define CGC_DRIVERS_CUDA_KERNELS_FUSEDCONVOLUTION_H
 
 #include "FusedSupport.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
@@ -43,11 +49,18 @@ enum class FusedConvolutionPath {
   ConvolutionThenEpilogue,
   /// The generated channels-last depthwise kernel, epilogue included.
   DepthwiseKernel,
+  /// cuBLASLt's GEMM on the channels-last input (or its gathered windows),
+  /// then the generated epilogue for what cuBLASLt's epilogue did not apply.
+  Gemm,
 };
 
-/// "cuDNN graph", "cuDNN convolution + generated epilogue" or "generated
-/// depthwise kernel".
+/// "cuDNN graph", "cuDNN convolution + generated epilogue", "generated
+/// depthwise kernel" or "cuBLASLt GEMM".
 const char *getFusedConvolutionPathName(FusedConvolutionPath path);
+
+/// The path a value of CGC_CUDA_CONVOLUTION forces: "graph", "library",
+/// "gemm"; std::nullopt for anything else ("auto": the family chooses).
+std::optional<FusedConvolutionPath> parseFusedConvolutionPath(llvm::StringRef name);
 
 /// A built fused convolution and how it runs.
 struct FusedConvolutionKernel {
@@ -60,16 +73,22 @@ struct FusedConvolutionKernel {
 
 /// Builds the fused convolution of `definition`, which the family must
 /// recognize (an error otherwise). Without `path` (and without
-/// CGC_CUDA_CONVOLUTION=graph|library forcing one) both cuDNN paths are
-/// built when cuDNN has a graph plan, each is timed once on this device, and
-/// the faster is kept (channels-last: the graph, untimed); without a graph
-/// plan the epilogue path runs it. A channels-last depthwise convolution
-/// then times the depthwise kernel against that choice and keeps the
+/// CGC_CUDA_CONVOLUTION forcing one) both cuDNN paths are built when cuDNN
+/// has a graph plan, each is timed once on this device, and the faster is
+/// kept (channels-last: the graph, untimed); without a graph plan the
+/// epilogue path runs it. A channels-last depthwise convolution then times
+/// the depthwise kernel against that choice, and a channels-last
+/// convolution the GEMM path runs times the GEMM against it, and keeps the
 /// faster. A given path is forced (tests check each), and a forced path
 /// that does not run the definition (a graph without a plan, the depthwise
-/// kernel on another convolution) is an error. A context without a device
-/// builds the depthwise kernel where it applies; otherwise it compiles the
-/// epilogue kernel, then stops where cuDNN needs a device.
+/// kernel or the GEMM on another convolution) is an error; except that
+/// CGC_CUDA_CONVOLUTION=gemm forces the GEMM only where it runs the
+/// definition (a model's other convolutions are chosen as usual). A
+/// context without a device builds the depthwise kernel where it applies;
+/// otherwise (the GEMM needs cuBLASLt, which needs a device, as cuDNN does)
+/// it compiles the epilogue kernel, then stops where cuDNN needs a device;
+/// the GEMM path forced compiles its generated kernels, then stops where
+/// cuBLASLt needs a device.
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path = std::nullopt);

@@ -11,8 +11,11 @@
 // product's own gemm C, or the argument of an add of the product), then
 // ReLU, or GELU where the tanh approximation is the layer's semantics
 // (`approximate = "tanh"`, float16/bfloat16 only: cuBLASLt's GELU may use
-// hardware tanh approximations that miss float32's tolerance). Exact GELU
-// (erf), other activations, residual adds and everything else after those
+// hardware tanh approximations that miss float32's tolerance). A residual
+// add of a result-shaped argument before any activation is cuBLASLt's C
+// (beta 1), so the transformers' projections with their skip connection
+// are one library call. Exact GELU
+// (erf), other activations, later adds and everything else after those
 // run in ONE generated kernel (ElementwiseCodegen.h, ChainCodegen.h) that
 // reads the product in place in the output and evaluates the remaining
 // layers as a DAG, each as its layer kernel computes it, in float32 for
@@ -289,6 +292,21 @@ static EpiloguePlan planEpilogue(const FusedProduct &fused, bool allowBias, bool
       if (isDefinitionArgument(fused.definition, other) && isColumnBias(fused, getShape(other))) {
         plan.library.bias = true;
         plan.bias = other;
+        folded.insert(add);
+        current = add.getResult();
+      }
+    }
+  // A residual add of a full result-shaped argument becomes cuBLASLt's C
+  // (beta 1): D = act(alpha·A·B + C + bias) in float32 with one rounding,
+  // instead of a second pass over the output that rereads it. It must come
+  // before any activation, which cuBLASLt applies last.
+  if (foldMore && allowBias && !plan.directC)
+    if (auto add = llvm::dyn_cast_if_present<AddOp>(onlyUser(current))) {
+      mlir::Value other = add.getLhs() == current ? add.getRhs() : add.getLhs();
+      if (other != current && isDefinitionArgument(fused.definition, other) &&
+          getShape(other) == llvm::ArrayRef<int64_t>(fused.output.shape)) {
+        plan.directC = other;
+        plan.beta = 1.0;
         folded.insert(add);
         current = add.getResult();
       }

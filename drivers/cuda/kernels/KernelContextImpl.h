@@ -57,6 +57,7 @@ struct KernelContext::Impl {
   bool hasDevice() const { return deviceAvailable; }
   int getComputeMajor() const { return computeMajor; }
   int getComputeMinor() const { return computeMinor; }
+  int getMultiprocessorCount() const { return multiprocessorCount; }
 
   /// Kernel `name` of a generated source, compiled once per distinct source;
   /// errors name `op`.

@@ -12,6 +12,16 @@
 // an integer mean truncates. global_average_pool and global_max_pool are
 // the mean and maximum over the spatial dimensions.
 //
+// The global pools have their own row kernel: on an H100 the generic path
+// took 67 us for a float16 global_average_pool over 32x2048x7x7 (6.4 MB,
+// ~5 us of traffic) and 49 us over MobileNetV2's 32x1280x7x7, because a
+// 256-thread block and two block-wide barriers served each 49-element row.
+// There each (n, c) row is contiguous, so groups of 1-32 lanes of a warp
+// (a power of two near a quarter of the row) each reduce one row with
+// coalesced loads and finish with shuffles; float16/bfloat16/float32
+// accumulate in float, float64 in double. Maxima still propagate NaN and
+// the mean is still sum / count.
+//
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCode.h"
@@ -159,6 +169,78 @@ static std::string generateReductionSource(ReduceKind kind, DType dtype, const R
   return source;
 }
 
+/// The source of `cgc_row_pool`: rows of `rowLength` contiguous elements,
+/// `group` lanes (a power of two up to 32) reducing each row.
+static std::string generateRowPoolSource(ReduceKind kind, DType dtype, int64_t rowLength,
+                                         int group) {
+  std::string c = getComputeType(dtype);
+  std::string storage = getStorageType(dtype);
+  bool isMax = kind == ReduceKind::Max;
+  std::string identity = isMax ? floatLiteral(-INFINITY, c) : "((" + c + ")0)";
+  std::string combine = isMax ? "cgc_max_op()" : "cgc_sum_op()";
+  std::string result =
+      isMax ? "acc" : "(" + c + ")((double)acc / (double)" + std::to_string(rowLength) + ")";
+  int rowsPerWarp = 32 / group;
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  // Whole warps walk the rows together so that every lane takes part in
+  // the full-mask shuffles; lanes past the last row reduce the identity.
+  os << "extern \"C\" __global__ void __launch_bounds__(256) cgc_row_pool(const " << storage
+     << " *in, " << storage << " *out, long long rows) {\n"
+     << "  const int lane = threadIdx.x % " << group << ";\n"
+     << "  const int slot = (threadIdx.x % 32) / " << group << ";\n"
+     << "  long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+     << "  long long warpStep = (long long)gridDim.x * blockDim.x / 32;\n"
+     << "  for (long long firstRow = warp * " << rowsPerWarp << "; firstRow < rows; firstRow += "
+     << "warpStep * " << rowsPerWarp << ") {\n"
+     << "    long long row = firstRow + slot;\n"
+     << "    " << c << " acc = " << identity << ";\n"
+     << "    if (row < rows) {\n"
+     << "      const " << storage << " *source = in + row * " << rowLength << "LL;\n"
+     << "#pragma unroll 4\n"
+     << "      for (int j = lane; j < " << rowLength << "; j += " << group << ")\n"
+     << "        acc = " << combine << "(acc, (" << c << ")" << loadValue(dtype, "source[j]")
+     << ");\n"
+     << "    }\n"
+     << "    for (int offset = " << group / 2 << "; offset > 0; offset >>= 1)\n"
+     << "      acc = " << combine << "(acc, (" << c
+     << ")__shfl_xor_sync(0xffffffffu, acc, offset));\n"
+     << "    if (row < rows && lane == 0)\n"
+     << "      out[row] = " << storeValue(dtype, result) << ";\n"
+     << "  }\n}\n";
+  return source;
+}
+
+/// The global pool `op` over `rows` contiguous rows of `rowLength`
+/// elements with the row kernel.
+static llvm::Expected<Kernel> buildRowPoolKernel(mlir::Operation *op, KernelContext::Impl &context,
+                                                 ReduceKind kind, DType dtype, int64_t rows,
+                                                 int64_t rowLength) {
+  // The smallest power of two lanes with at most four elements each.
+  int group = 1;
+  while (group < 32 && group * 4 < rowLength)
+    group *= 2;
+  std::string source = generateRowPoolSource(kind, dtype, rowLength, group);
+  auto function = context.getFunction(op, source, "cgc_row_pool");
+  if (!function)
+    return function.takeError();
+  int64_t rowsPerWarp = 32 / group;
+  unsigned blocks = context.getGridSize((rows + rowsPerWarp - 1) / rowsPerWarp * 32, 256);
+  std::string opName = op->getName().getStringRef().str();
+  return Kernel{[function = *function, rows, blocks, opName](const LaunchArgs &args) -> std::string {
+                  const void *in = args.inputs[0];
+                  void *out = args.outputs[0];
+                  long long rowCount = rows;
+                  void *arguments[] = {&in, &out, &rowCount};
+                  cudaError_t error =
+                      function.launch(dim3(blocks), dim3(256), arguments, 0, args.stream);
+                  return error == cudaSuccess
+                             ? std::string()
+                             : describeLaunchFailure(opName, "cudaLaunchKernel", error);
+                },
+                0};
+}
+
 llvm::Expected<Kernel> buildReductionKernel(mlir::Operation *op, KernelContext::Impl &context) {
   auto input = getTensorInfo(op, op->getOperand(0));
   if (!input)
@@ -191,6 +273,13 @@ llvm::Expected<Kernel> buildReductionKernel(mlir::Operation *op, KernelContext::
   ReductionPlan plan = planReduction(input->shape, reduced);
   if (plan.outputCount == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+  // A global pool reduces the trailing, contiguous dimensions: one row per
+  // (n, c). Few very long rows keep the block-per-output path, which
+  // spreads a row over a whole block.
+  if (llvm::isa<GlobalAveragePoolOp, GlobalMaxPoolOp>(op) && plan.reducedCount > 0 &&
+      plan.reducedCount < (int64_t(1) << 30) &&
+      (plan.outputCount >= 1024 || plan.reducedCount <= 4096))
+    return buildRowPoolKernel(op, context, kind, dtype, plan.outputCount, plan.reducedCount);
   bool innermostReduced = !plan.reducedStrides.empty() && plan.reducedStrides.back() == 1;
   bool blockPerOutput = innermostReduced || plan.outputCount < 4096;
   std::string source = generateReductionSource(kind, dtype, plan, blockPerOutput);

@@ -184,6 +184,44 @@ def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Before the stages: each value computed once
+//===----------------------------------------------------------------------===//
+
+def MergeCommonLayers : Pass<"cgc-merge-common-layers", "::cgc::ModuleOp"> {
+  let summary = "Merges the Input IR layers that compute the same value";
+  let description = [{
+    Runs on Input IR after `cgc-convert-precision` and before
+    `cgc-channels-last`, whose private per-convolution transposes it would
+    otherwise share (`cgc::compiler::mergeCommonLayers`; `cgc-compile
+    --report` prints how many layers it removed). Two layers are the same when they are the same
+    op with the same attributes, result types and operands; two
+    `cgc.constant`s when they have the same name, attributes and type. The
+    first of each set stays and takes the uses of the others, which are
+    removed (MLIR's common subexpression elimination: every `cgc_op` layer
+    and `cgc.constant` is Pure). The ONNX importer gives small constants of
+    equal type, shape and bytes one name, so a computation an exporter
+    repeats per layer from per-layer copies of a constant (BERT's attention
+    mask) runs once.
+
+    ```mlir
+    // cgc-opt --cgc-merge-common-layers
+    cgc.entry_point @main(%m: !cgc.tensor<4x!cgc.bool>, %x: !cgc.tensor<4x!cgc.float32>) -> !cgc.tensor<4x!cgc.float32> {
+      %zero = cgc.constant("zero") : !cgc.tensor<constant 1x!cgc.float32>
+      %low = cgc.constant("low") : !cgc.tensor<constant 1x!cgc.float32>
+      %0 = cgc_op.where(%m, %zero, %low) : (...) -> !cgc.tensor<4x!cgc.float32>
+      %1 = cgc_op.add(%x, %0) : (...) -> !cgc.tensor<4x!cgc.float32>
+      %2 = cgc_op.add(%1, %0) : (...) -> !cgc.tensor<4x!cgc.float32>
+      cgc.return %2 : !cgc.tensor<4x!cgc.float32>
+    }
+    ```
+
+    (the input had a second `where` over second `cgc.constant("zero")` and
+    `cgc.constant("low")` ops, which `%2` read).
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // The compiler's stages (see cgc/Compiler/Compiler.h)
 //===----------------------------------------------------------------------===//
 

@@ -55,9 +55,25 @@ llvm::Expected<mlir::Value> GraphState::materialize(const Literal &literal, llvm
                      getONNXTypeName(literal.getType()) + ", which CGC IR does not have");
   auto type = cgc::TensorType::get(&context, literal.getShape(), getElementType(context, *dtype),
                                    /*isConstant=*/true);
-  auto constant = cgc::ConstantOp::create(builder, loc, type, builder.getStringAttr(name));
-  constantNames.insert(name);
-  weights[name.str()] = literal.toSharedTensor();
+  // A small literal equal to an earlier one (type, shape and bytes) takes
+  // its name: exporters write a model's scalars (an attention mask's 0 and
+  // -inf, GELU's 0.5) once per layer, and layers reading one constant are
+  // equal, so the compiler computes them once (cgc-merge-common-layers).
+  std::string sharedName = name.str();
+  llvm::ArrayRef<std::byte> bytes = literal.getBytes();
+  if (bytes.size() <= kSharedLiteralBytes) {
+    std::string key = std::to_string(literal.getType()) + ":";
+    for (int64_t dim : literal.getShape())
+      key += std::to_string(dim) + "x";
+    key.append(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    auto [found, inserted] = smallLiteralNames.try_emplace(key, sharedName);
+    if (!inserted)
+      sharedName = found->second;
+  }
+  auto constant = cgc::ConstantOp::create(builder, loc, type, builder.getStringAttr(sharedName));
+  constantNames.insert(sharedName);
+  if (!weights.count(sharedName))
+    weights[sharedName] = literal.toSharedTensor();
   return constant.getResult();
 }
 

@@ -64,6 +64,12 @@ public:
 
   /// Names of the constants created so far.
   llvm::StringSet<> constantNames;
+  /// Literals of at most this many bytes with equal type, shape and bytes
+  /// share one constant name.
+  static constexpr size_t kSharedLiteralBytes = 256;
+  /// The name of each such literal materialized so far, by its type, shape
+  /// and bytes.
+  std::map<std::string, std::string> smallLiteralNames;
 
   /// A constant name starting with `base` that no ONNX value or other
   /// constant has.
@@ -71,7 +77,8 @@ public:
   /// The constant name of ONNX value `valueName`: the name itself unless a
   /// constant has it already or safetensors reserves it.
   std::string getConstantNameFor(llvm::StringRef valueName);
-  /// The `cgc.constant` of `literal` called `name` (created once per name);
+  /// A `cgc.constant` of `literal` called `name`, or the name of an equal
+  /// small literal materialized before (kSharedLiteralBytes);
   /// the error names `what`.
   llvm::Expected<mlir::Value> materialize(const Literal &literal, llvm::StringRef name,
                                           mlir::Location loc);

@@ -253,6 +253,23 @@ llvm::Error convertTranspose(NodeContext &node) {
     for (int64_t i = rank - 1; i >= 0; --i)
       permutation.push_back(i);
   }
+  // A permutation that only moves dimensions of size 1 keeps every element
+  // where it is: it is a reshape, which costs nothing (torch's
+  // MultiheadAttention swaps batch and sequence this way at batch 1).
+  llvm::ArrayRef<int64_t> shape = getTensorType(input).getShape();
+  if (permutation.size() == shape.size() &&
+      llvm::all_of(permutation, [&](int64_t axis) {
+        return axis >= 0 && axis < static_cast<int64_t>(shape.size());
+      })) {
+    std::vector<int64_t> permuted, permutedShape;
+    for (int64_t axis : permutation) {
+      permutedShape.push_back(shape[axis]);
+      if (shape[axis] != 1)
+        permuted.push_back(axis);
+    }
+    if (llvm::is_sorted(permuted) && llvm::all_of(shape, [](int64_t size) { return size >= 0; }))
+      return e.finish(0, e.emit<ReshapeOp>({input}, {node.namedI64s("shape", permutedShape)}));
+  }
   return e.finish(0, e.emit<TransposeOp>({input}, {node.namedI64s("permutation", permutation)}));
 }
 

@@ -2,6 +2,8 @@
 
 #include "CUDAKernelTestSupport.h"
 
+#include <cmath>
+
 using namespace cgc::cuda;
 using namespace cgc::cuda::test;
 
@@ -52,6 +54,15 @@ std::vector<OpCase> convolutionCases() {
 }
 CGC_CUDA_KERNEL_CASES(ConvolutionTest, Convolution, convolutionCases)
 
+/// A repeating pattern of values in [-2, 2) with one NaN and one -inf:
+/// its period (101) leaves some windows and rows without them.
+std::vector<double> poolingSpecialValues() {
+  std::vector<double> pattern;
+  for (int index = 0; index < 101; ++index)
+    pattern.push_back(index == 50 ? NAN : index == 20 ? -INFINITY : (index * 37 % 101) / 25.0 - 2.0);
+  return pattern;
+}
+
 std::vector<OpCase> poolingCases() {
   const std::vector<std::pair<Dims, std::string>> windows = {
       {{2, 3, 9, 9},
@@ -63,20 +74,51 @@ std::vector<OpCase> poolingCases() {
        "end_padding = [1, 1], ceil_mode = true}"},
       {{2, 3, 13}, "{kernel_shape = [4], strides = [3], start_padding = [2], end_padding = [2]}"},
       {{1, 2, 5, 6, 7}, "{kernel_shape = [2, 3, 2], strides = [1, 2, 2]}"},
+      // A window larger than 64 elements (the bounded, not unrolled, walk).
+      {{1, 2, 12, 12}, "{kernel_shape = [9, 9], strides = [3, 3], start_padding = [2, 2]}"},
   };
+  // Averages sum in float for the 16/32-bit types (double before): the
+  // reduction tolerance.
   std::vector<OpCase> cases;
   for (DType dtype : kFloatTypes) {
     Tolerance tolerance = elementwiseTolerance(dtype);
+    Tolerance averageTolerance = reductionTolerance(dtype);
     for (const auto &[shape, attributes] : windows) {
       cases.push_back({"cgc_op.max_pool", {tensor(shape, dtype)}, attributes, tolerance});
-      cases.push_back({"cgc_op.average_pool", {tensor(shape, dtype)}, attributes, tolerance});
+      cases.push_back({"cgc_op.average_pool", {tensor(shape, dtype)}, attributes, averageTolerance});
       std::string including = attributes;
       including.insert(including.size() - 1, ", count_include_pad = true");
-      cases.push_back({"cgc_op.average_pool", {tensor(shape, dtype)}, including, tolerance});
+      cases.push_back({"cgc_op.average_pool", {tensor(shape, dtype)}, including, averageTolerance});
     }
-    for (const Dims &shape : std::vector<Dims>{{2, 5, 7, 9}, {2, 3, 11}, {1, 4, 1, 1}}) {
-      cases.push_back({"cgc_op.global_average_pool", {tensor(shape, dtype)}, "", tolerance});
+    for (const Dims &shape : std::vector<Dims>{{2, 5, 7, 9}, {2, 3, 11}, {1, 4, 1, 1}, {1, 3, 70, 80}}) {
+      cases.push_back({"cgc_op.global_average_pool", {tensor(shape, dtype)}, "", averageTolerance});
       cases.push_back({"cgc_op.global_max_pool", {tensor(shape, dtype)}, "", tolerance});
+    }
+    // NaN propagates through maxima and sums; -inf through both.
+    OperandSpec special = values({2, 3, 9, 9}, dtype, poolingSpecialValues());
+    cases.push_back({"cgc_op.max_pool", {special}, windows[0].second, tolerance});
+    cases.push_back({"cgc_op.average_pool", {special}, windows[0].second, averageTolerance});
+    cases.push_back({"cgc_op.global_max_pool", {special}, "", tolerance});
+    cases.push_back({"cgc_op.global_average_pool", {special}, "", averageTolerance});
+    OperandSpec specialRows = values({2, 40, 3, 3}, dtype, poolingSpecialValues());
+    cases.push_back({"cgc_op.global_max_pool", {specialRows}, "", tolerance});
+    cases.push_back({"cgc_op.global_average_pool", {specialRows}, "", averageTolerance});
+  }
+  // The shapes the row and window kernels were tuned for (batch 2 instead
+  // of 32): ResNet-50's stem max_pool and head, MobileNetV2's head.
+  for (DType dtype : {DType::F16, DType::F32}) {
+    cases.push_back({"cgc_op.max_pool",
+                     {tensor({2, 64, 112, 112}, dtype)},
+                     "{kernel_shape = [3, 3], strides = [2, 2], start_padding = [1, 1], "
+                     "end_padding = [1, 1]}",
+                     elementwiseTolerance(dtype)});
+    for (const Dims &shape : std::vector<Dims>{{2, 2048, 7, 7}, {2, 1280, 7, 7}}) {
+      cases.push_back({"cgc_op.global_average_pool",
+                       {tensor(shape, dtype)},
+                       "",
+                       reductionTolerance(dtype)});
+      cases.push_back(
+          {"cgc_op.global_max_pool", {tensor(shape, dtype)}, "", elementwiseTolerance(dtype)});
     }
   }
   for (DType dtype : {DType::I8, DType::U8, DType::I32, DType::I64})

@@ -13,17 +13,21 @@
 // kernel (AttentionTensorCore.h) where it takes the plan; the tensor-core
 // kernel has cases of its own too (float16 and bfloat16: partial tiles,
 // masks, causal, scaled inputs, the NaN guard, transposed and broadcast
-// views, a strided output). Without a GPU the recognition, the rejections
-// and the NVRTC compilation of every generated kernel (sm_90) of every
-// path are still checked.
+// views, a strided output, head dimension 128, BERT's and ViT's batch-1
+// grids), each run at every tiling (blocks of 1, 2 and 4 warps). Without a
+// GPU the recognition, the rejections, the tiling chosen for a device's
+// size and the NVRTC compilation of every generated kernel (sm_90) of
+// every path and tiling are still checked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FusedTestSupport.h"
 
 #include "drivers/cuda/kernels/AttentionKernel.h"
+#include "drivers/cuda/kernels/AttentionTensorCore.h"
 #include "drivers/cuda/kernels/FusedSupport.h"
 
+#include <cmath>
 #include <iostream>
 #include <limits>
 
@@ -793,8 +797,8 @@ TEST_F(FusedAttentionTest, GemmPathRefusals) {
 //===----------------------------------------------------------------------===//
 
 /// Definitions the tensor-core kernel must run, in float16 and bfloat16 at
-/// head dimensions of 16, 32 and 64 (128 is refused for now); query and key counts that leave
-/// partial tiles of 64.
+/// head dimensions of 16, 32, 64 and 128; query and key counts that leave
+/// partial tiles.
 std::vector<DefinitionCase> tensorCoreFusedCases() {
   std::vector<DefinitionCase> cases;
   float infinity = std::numeric_limits<float>::infinity();
@@ -864,8 +868,24 @@ std::vector<DefinitionCase> tensorCoreFusedCases() {
       squared.rtol = squared.atol = 5e-2;
     cases.push_back(makeDefinition(broadcast, squared));
 
-    // Head dimension 128 is refused for now (TensorCoreRefusals):
-    // kMaxTensorCoreHeadDim.
+    // Head dimension 128, Kᵀ materialized (its keys contiguous: the Kᵀ tile
+    // is 128 rows of 64 keys), several query tiles at every tiling and a
+    // partial last key tile.
+    AttentionLayers widest;
+    widest.name = "tensor_core_head_dim_128" + suffix(dtype);
+    widest.dtype = dtype;
+    widest.query = {1, 2, 70, 128};
+    widest.transposedKey = {1, 2, 128, 300};
+    widest.value = {1, 2, 300, 128};
+    widest.scoreLayers = {{"cgc_op.div", values({}, dtype, {11.3125}), /*constant=*/true}};
+    cases.push_back(makeDefinition(widest, tolerance));
+
+    // ViT-B/16 at batch 1: 12 heads of 197 queries, a grid the tiling fills
+    // with blocks of 16 queries (the last tile 5 queries, the last key tile
+    // 5 keys).
+    AttentionLayers vitSingle = vitLayers(dtype);
+    vitSingle.name = "tensor_core_vit_batch1" + suffix(dtype);
+    cases.push_back(makeDefinition(vitSingle, tolerance));
 
     // The smallest: plain matrices of head dimension 16.
     AttentionLayers matrices;
@@ -911,26 +931,40 @@ std::vector<OpCase> tensorCoreLayerCases() {
       keep.push_back(index % 3 == 1 ? 0.0 : 1.0);
     operands.back() = values({2, 1, 77, 77}, DType::Bool, keep);
     cases.push_back({kAttention, operands, "", tolerance});
-    // Broadcast batch dimensions; the largest head dimension it takes.
+    // Broadcast batch dimensions; head dimension 64 over many key tiles.
     cases.push_back({kAttention, qkv({2, 3, 10, 16}, {1, 3, 24, 16}, {3, 24, 32}), "", tolerance});
     cases.push_back(
         {kAttention, qkv({1, 1, 33, 64}, {1, 1, 300, 64}, {1, 1, 300, 64}), "", tolerance});
+    // The largest head dimension, K read with its embedding contiguous:
+    // several query tiles, causal too.
+    cases.push_back(
+        {kAttention, qkv({1, 2, 70, 128}, {1, 2, 300, 128}, {1, 2, 300, 128}), "", tolerance});
+    cases.push_back({kAttention, qkv({2, 1, 150, 128}, {2, 1, 150, 128}, {2, 1, 150, 128}),
+                     "{is_causal = true}", tolerance});
   }
   return cases;
 }
 
-/// Forced onto the tensor-core path.
-AttentionBuildOptions tensorCorePath() {
+/// Forced onto the tensor-core path, in blocks of `warps` warps (none: the
+/// tiling chosen for the device).
+AttentionBuildOptions tensorCorePath(std::optional<int64_t> warps = std::nullopt) {
   AttentionBuildOptions options;
   options.path = AttentionPath::TensorCore;
+  options.tensorCoreWarps = warps;
   return options;
+}
+
+/// Every tiling of the tensor-core kernel, forced.
+std::vector<PathCase> tensorCoreTilings() {
+  return {{"tensor-core flash kernel, 1 warp per block", tensorCorePath(1)},
+          {"tensor-core flash kernel, 2 warps per block", tensorCorePath(2)},
+          {"tensor-core flash kernel, 4 warps per block", tensorCorePath(4)}};
 }
 
 TEST_F(FusedAttentionTest, TensorCoreFusedMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
-  PathCase path{"tensor-core flash kernel", tensorCorePath()};
   for (const DefinitionCase &definitionCase : tensorCoreFusedCases()) {
     SCOPED_TRACE(definitionCase.describe());
     cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
@@ -940,15 +974,17 @@ TEST_F(FusedAttentionTest, TensorCoreFusedMatchesCpu) {
     std::vector<HostTensor> inputs = makeInputs(operands);
     std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
     ASSERT_EQ(expected.size(), 1u);
-    std::optional<llvm::Expected<AttentionPlanKernel>> built =
-        buildFusedAttention(definition, kernelContext->getImpl(), path.options);
-    ASSERT_TRUE(built.has_value());
-    if (!*built) {
-      ADD_FAILURE() << llvm::toString(built->takeError());
-      continue;
+    for (const PathCase &path : tensorCoreTilings()) {
+      std::optional<llvm::Expected<AttentionPlanKernel>> built =
+          buildFusedAttention(definition, kernelContext->getImpl(), path.options);
+      ASSERT_TRUE(built.has_value());
+      if (!*built) {
+        ADD_FAILURE() << path.name << ": " << llvm::toString(built->takeError());
+        continue;
+      }
+      expectBuiltMatches(std::move(*built), path, inputs, expected, definition.getResultTypes(),
+                         definitionCase.tolerance, definitionCase.describe());
     }
-    expectBuiltMatches(std::move(*built), path, inputs, expected, definition.getResultTypes(),
-                       definitionCase.tolerance, definitionCase.describe());
     std::optional<llvm::Expected<AttentionPlanKernel>> chosen =
         buildFusedAttention(definition, kernelContext->getImpl());
     ASSERT_TRUE(chosen.has_value());
@@ -960,7 +996,6 @@ TEST_F(FusedAttentionTest, TensorCoreLayerMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
-  PathCase path{"tensor-core flash kernel", tensorCorePath()};
   for (const OpCase &opCase : tensorCoreLayerCases()) {
     SCOPED_TRACE(opCase.describe());
     mlir::Operation *op = buildOp(opCase);
@@ -968,31 +1003,41 @@ TEST_F(FusedAttentionTest, TensorCoreLayerMatchesCpu) {
     std::vector<HostTensor> inputs = makeInputs(opCase);
     std::vector<HostTensor> expected = runCpu(op, inputs);
     ASSERT_EQ(expected.size(), 1u);
-    llvm::Expected<AttentionPlanKernel> built =
-        buildAttentionLayerKernel(op, kernelContext->getImpl(), path.options);
-    if (!built) {
-      ADD_FAILURE() << llvm::toString(built.takeError());
-      continue;
+    for (const PathCase &path : tensorCoreTilings()) {
+      llvm::Expected<AttentionPlanKernel> built =
+          buildAttentionLayerKernel(op, kernelContext->getImpl(), path.options);
+      if (!built) {
+        ADD_FAILURE() << path.name << ": " << llvm::toString(built.takeError());
+        continue;
+      }
+      expectBuiltMatches(std::move(built), path, inputs, expected, op->getResultTypes(),
+                         opCase.tolerance, opCase.describe());
     }
-    expectBuiltMatches(std::move(built), path, inputs, expected, op->getResultTypes(),
-                       opCase.tolerance, opCase.describe());
     reportChoice(opCase.describe(), buildAttentionLayerKernel(op, kernelContext->getImpl()));
   }
 }
 
-/// Without a device, every tensor-core case compiles (NVRTC, sm_90); the
-/// build's own choice there is the flash kernel.
+/// Without a device, every tensor-core case compiles (NVRTC, sm_90) at the
+/// tiling chosen for an H100's 132 multiprocessors, and the float16
+/// definitions at every tiling (the element type changes no more of the
+/// tiling's code than the shapes do); the build's own choice there is the
+/// flash kernel.
 TEST_F(FusedAttentionTest, TensorCoreCompiles) {
   KernelContext::Impl &context = getCompileOnlyContext();
+  std::vector<PathCase> chosenTiling = {{"tensor-core flash kernel", tensorCorePath()}};
   for (const DefinitionCase &definitionCase : tensorCoreFusedCases()) {
     SCOPED_TRACE(definitionCase.describe());
     cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
     ASSERT_TRUE(definition);
-    std::optional<llvm::Expected<AttentionPlanKernel>> built =
-        buildFusedAttention(definition, context, tensorCorePath());
-    ASSERT_TRUE(built.has_value());
-    ASSERT_TRUE(static_cast<bool>(*built)) << llvm::toString(built->takeError());
-    EXPECT_EQ((*built)->path, AttentionPath::TensorCore);
+    bool everyTiling = definitionCase.operands.front().dtype == DType::F16;
+    for (const PathCase &path : everyTiling ? tensorCoreTilings() : chosenTiling) {
+      std::optional<llvm::Expected<AttentionPlanKernel>> built =
+          buildFusedAttention(definition, context, path.options);
+      ASSERT_TRUE(built.has_value());
+      ASSERT_TRUE(static_cast<bool>(*built))
+          << path.name << ": " << llvm::toString(built->takeError());
+      EXPECT_EQ((*built)->path, AttentionPath::TensorCore);
+    }
     std::optional<llvm::Expected<AttentionPlanKernel>> chosen =
         buildFusedAttention(definition, context);
     ASSERT_TRUE(chosen.has_value());
@@ -1011,6 +1056,64 @@ TEST_F(FusedAttentionTest, TensorCoreCompiles) {
   }
 }
 
+/// The plan of `query`, `key` and `value` tensors ([batch..., sequence, E],
+/// dense float16) with scale 1/√E, as the per-layer op reads them.
+AttentionPlan layerPlan(Dims query, Dims key, Dims value) {
+  AttentionPlan plan;
+  plan.dtype = DType::F16;
+  plan.inputTypes = {DType::F16, DType::F16, DType::F16};
+  plan.batch.assign(query.begin(), query.end() - 2);
+  plan.queries = query.end()[-2];
+  plan.keys = key.end()[-2];
+  plan.embedding = query.back();
+  plan.valueEmbedding = value.back();
+  Dims keyTarget(plan.batch.begin(), plan.batch.end());
+  Dims valueTarget = keyTarget;
+  keyTarget.insert(keyTarget.end(), {plan.keys, plan.embedding});
+  valueTarget.insert(valueTarget.end(), {plan.keys, plan.valueEmbedding});
+  plan.query.view = makeAttentionView(0, DType::F16, query, query);
+  plan.key.view = makeAttentionView(1, DType::F16, key, keyTarget);
+  std::swap(plan.key.view.rowStride, plan.key.view.columnStride);
+  plan.value = makeAttentionView(2, DType::F16, value, valueTarget);
+  plan.scale = 1.0 / std::sqrt(static_cast<double>(plan.embedding));
+  return plan;
+}
+
+/// The tiling follows the grid: blocks of 4 warps (64 queries) while they
+/// give every multiprocessor of an H100 (132) a block, smaller ones when
+/// the batch is small.
+TEST_F(FusedAttentionTest, TensorCoreTilingFillsTheDevice) {
+  struct Expected {
+    const char *name;
+    AttentionPlan plan;
+    int64_t warps;
+  };
+  const Expected cases[] = {
+      // 12 × 2 = 24 blocks of 64, 48 of 32: 96 of 16.
+      {"BERT-base, batch 1", layerPlan({1, 12, 128, 64}, {1, 12, 128, 64}, {1, 12, 128, 64}), 1},
+      // 12 × 13 = 156 blocks of 16 (the last 5 queries).
+      {"ViT-B/16, batch 1", layerPlan({1, 12, 197, 64}, {1, 12, 197, 64}, {1, 12, 197, 64}), 1},
+      // 24 × 4 = 96 blocks of 64: 24 × 7 = 168 of 32.
+      {"ViT-B/16, batch 2", layerPlan({2, 12, 197, 64}, {2, 12, 197, 64}, {2, 12, 197, 64}), 2},
+      // 384 × 2 blocks of 64.
+      {"BERT-base, batch 32", layerPlan({32, 12, 128, 64}, {32, 12, 128, 64}, {32, 12, 128, 64}),
+       4},
+      // Too few queries for any tiling to fill the device: the most blocks.
+      {"one small matrix", layerPlan({1, 1, 20, 128}, {1, 1, 300, 128}, {1, 1, 300, 128}), 1}};
+  for (const Expected &expected : cases) {
+    SCOPED_TRACE(expected.name);
+    EXPECT_EQ(getTensorCoreAttentionTiling(expected.plan, 132).warps, expected.warps);
+    // A device of one multiprocessor takes the largest blocks.
+    EXPECT_EQ(getTensorCoreAttentionTiling(expected.plan, 1).warps, 4);
+  }
+  // A block size the kernel is not written for is an error.
+  llvm::Expected<Kernel> odd = buildTensorCoreAttentionKernel(
+      cases[0].plan, getCompileOnlyContext(), "odd_tiling", /*warps=*/3);
+  ASSERT_FALSE(static_cast<bool>(odd));
+  EXPECT_EQ(llvm::toString(odd.takeError()),
+            "odd_tiling: the tensor-core flash kernel takes blocks of 1, 2 or 4 warps, not 3");
+}
+
 /// What the tensor-core kernel leaves to the other paths: forced, it is an
 /// error naming why; chosen by the build, the flash kernel runs it.
 TEST_F(FusedAttentionTest, TensorCoreRefusals) {
@@ -1019,18 +1122,17 @@ TEST_F(FusedAttentionTest, TensorCoreRefusals) {
         {tensor({1, 2, 9, 40}, DType::F16), tensor({1, 2, 70, 40}, DType::F16),
          tensor({1, 2, 70, 64}, DType::F16)},
         ""},
-       "query/key head dimension 40 (the tensor-core kernel takes multiples of 16 up to 64)"},
+       "query/key head dimension 40 (the tensor-core kernel takes multiples of 16 up to 128)"},
       {{kAttention,
         {tensor({1, 2, 9, 64}, DType::BF16), tensor({1, 2, 70, 64}, DType::BF16),
          tensor({1, 2, 70, 24}, DType::BF16)},
         ""},
-       "value head dimension 24 (the tensor-core kernel takes multiples of 16 up to 64)"},
-      // 128: refused until its two-query-tile result is right on a device.
+       "value head dimension 24 (the tensor-core kernel takes multiples of 16 up to 128)"},
       {{kAttention,
-        {tensor({1, 2, 70, 128}, DType::F16), tensor({1, 2, 300, 128}, DType::F16),
-         tensor({1, 2, 300, 128}, DType::F16)},
+        {tensor({1, 2, 9, 112}, DType::F16), tensor({1, 2, 70, 112}, DType::F16),
+         tensor({1, 2, 70, 120}, DType::F16)},
         ""},
-       "query/key head dimension 128 (the tensor-core kernel takes multiples of 16 up to 64)"},
+       "value head dimension 120 (the tensor-core kernel takes multiples of 16 up to 128)"},
       {{kAttention,
         {tensor({1, 2, 9, 64}, DType::F32), tensor({1, 2, 70, 64}, DType::F32),
          tensor({1, 2, 70, 64}, DType::F32)},

@@ -11,12 +11,13 @@
 //   the layers materialized as copies;
 // * the reader, without a device: the views a definition's chains give,
 //   the rejections naming the reshape that strides cannot express, and
-//   NVRTC compiling the flash kernel that writes through a view (the GEMM
-//   path planned up to where cuBLASLt needs a device);
+//   NVRTC compiling the flash kernels that read and write through views
+//   (the scalar one, and the tensor-core one where it takes the plan; the
+//   GEMM path planned up to where cuBLASLt needs a device);
 // * on a device, BERT's and ViT's attention as their exporters write it
-//   (small sizes, float32, float16, bfloat16), through the flash kernel and
-//   the GEMM path forced, against the CPU driver running the definition
-//   layer by layer.
+//   (small sizes, float32, float16, bfloat16), through the flash kernel,
+//   the GEMM path and the tensor-core flash kernel forced, against the CPU
+//   driver running the definition layer by layer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "FusedTestSupport.h"
 
 #include "drivers/cuda/kernels/AttentionKernel.h"
+#include "drivers/cuda/kernels/AttentionTensorCore.h"
 #include "drivers/cuda/kernels/FusedAttention.h"
 #include "drivers/cuda/kernels/FusedSupport.h"
 #include "drivers/cuda/kernels/StridedView.h"
@@ -769,14 +771,28 @@ TEST_F(FusedAttentionViewTest, ScoreOperandThroughReshape) {
   expectViewEquals(*(*plan)->steps[0].operand, stridesView(4, {5, 0}, 0, 1), "mask");
 }
 
-/// Without a device: NVRTC compiles the flash kernel of every case (writing
-/// through the output view), and the GEMM path plans each up to where
-/// cuBLASLt needs a device, or refuses it with its reason.
+/// Why the tensor-core kernel does not run `definition`'s plan (float32,
+/// head dimensions that are not multiples of 16), or std::nullopt.
+std::optional<std::string> getTensorCoreRefusal(cgc::FunctionalDefinitionOp definition) {
+  std::optional<llvm::Expected<AttentionPlan>> plan = readFusedAttention(definition);
+  if (!plan || !*plan) {
+    if (plan)
+      llvm::consumeError(plan->takeError());
+    return "not read as attention";
+  }
+  return getTensorCoreAttentionRefusal(**plan, /*computeMajor=*/9);
+}
+
+/// Without a device: NVRTC compiles the flash kernels of every case
+/// (reading and writing through the views; the tensor-core one where it
+/// takes the plan), and the GEMM path plans each up to where cuBLASLt
+/// needs a device, or refuses it with its reason.
 TEST_F(FusedAttentionViewTest, BothPathsBuildWithoutDevice) {
   KernelContext::Impl &context = getCompileOnlyContext();
-  AttentionBuildOptions flash, gemm;
+  AttentionBuildOptions flash, gemm, tensorCore;
   flash.path = AttentionPath::Flash;
   gemm.path = AttentionPath::Gemm;
+  tensorCore.path = AttentionPath::TensorCore;
   for (const ViewCase &viewCase : viewCases()) {
     SCOPED_TRACE(viewCase.name);
     cgc::FunctionalDefinitionOp definition = buildDefinition(viewCase.definition);
@@ -785,6 +801,15 @@ TEST_F(FusedAttentionViewTest, BothPathsBuildWithoutDevice) {
         buildFusedAttention(definition, context, flash);
     ASSERT_TRUE(built.has_value());
     EXPECT_TRUE(static_cast<bool>(*built)) << llvm::toString(built->takeError());
+
+    built = buildFusedAttention(definition, context, tensorCore);
+    ASSERT_TRUE(built.has_value());
+    if (std::optional<std::string> refusal = getTensorCoreRefusal(definition)) {
+      ASSERT_FALSE(static_cast<bool>(*built)) << "the tensor-core kernel was built";
+      EXPECT_NE(llvm::toString(built->takeError()).find(*refusal), std::string::npos);
+    } else {
+      EXPECT_TRUE(static_cast<bool>(*built)) << llvm::toString(built->takeError());
+    }
 
     built = buildFusedAttention(definition, context, gemm);
     ASSERT_TRUE(built.has_value());
@@ -870,13 +895,17 @@ TEST_F(FusedAttentionViewTest, ViewChainsBothPathsMatchCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
-  AttentionBuildOptions flash, gemm, gemmFloat32;
+  AttentionBuildOptions flash, gemm, gemmFloat32, tensorCore;
   flash.path = AttentionPath::Flash;
   gemm.path = AttentionPath::Gemm;
   gemmFloat32.path = AttentionPath::Gemm;
   gemmFloat32.float32Scores = true;
+  tensorCore.path = AttentionPath::TensorCore;
   const std::pair<const char *, AttentionBuildOptions> paths[] = {
-      {"flash kernel", flash}, {"GEMM path", gemm}, {"GEMM path, float32 scores", gemmFloat32}};
+      {"flash kernel", flash},
+      {"GEMM path", gemm},
+      {"GEMM path, float32 scores", gemmFloat32},
+      {"tensor-core flash kernel", tensorCore}};
   for (const ViewCase &viewCase : viewCases()) {
     SCOPED_TRACE(viewCase.name);
     cgc::FunctionalDefinitionOp definition = buildDefinition(viewCase.definition);
@@ -895,6 +924,13 @@ TEST_F(FusedAttentionViewTest, ViewChainsBothPathsMatchCpu) {
         ASSERT_FALSE(static_cast<bool>(*built)) << what << ": the GEMM path was built";
         EXPECT_NE(llvm::toString(built->takeError()).find(viewCase.gemmRefusal),
                   std::string::npos)
+            << what;
+        continue;
+      }
+      std::optional<std::string> tensorCoreRefusal = getTensorCoreRefusal(definition);
+      if (*options.path == AttentionPath::TensorCore && tensorCoreRefusal) {
+        ASSERT_FALSE(static_cast<bool>(*built)) << what << ": the tensor-core kernel was built";
+        EXPECT_NE(llvm::toString(built->takeError()).find(*tensorCoreRefusal), std::string::npos)
             << what;
         continue;
       }

@@ -49,8 +49,8 @@ void FusedConvolutionPathsTest::expectBothPathsMatchCpu(const DefinitionCase &de
   }
 }
 
-void FusedConvolutionPathsTest::expectDepthwisePathMatchesCpu(
-    const DefinitionCase &definitionCase) {
+void FusedConvolutionPathsTest::expectForcedPathMatchesCpu(const DefinitionCase &definitionCase,
+                                                           FusedConvolutionPath path) {
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   SCOPED_TRACE(definitionCase.describe());
@@ -61,16 +61,16 @@ void FusedConvolutionPathsTest::expectDepthwisePathMatchesCpu(
   std::vector<HostTensor> inputs = makeInputs(operands);
   std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   ASSERT_EQ(expected.size(), 1u);
-  llvm::Expected<FusedConvolutionKernel> fused = buildFusedConvolution(
-      definition, kernelContext->getImpl(), FusedConvolutionPath::DepthwiseKernel);
+  llvm::Expected<FusedConvolutionKernel> fused =
+      buildFusedConvolution(definition, kernelContext->getImpl(), path);
   ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
-  EXPECT_EQ(fused->path, FusedConvolutionPath::DepthwiseKernel);
+  EXPECT_EQ(fused->path, path);
   for (bool capture : {false, true}) {
     std::vector<HostTensor> actual =
         launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
     ASSERT_EQ(actual.size(), 1u);
     expectClose(actual[0], expected[0], definitionCase.tolerance,
-                std::string("depthwise kernel") + (capture ? " (captured)" : ""));
+                std::string(getFusedConvolutionPathName(path)) + (capture ? " (captured)" : ""));
   }
 }
 

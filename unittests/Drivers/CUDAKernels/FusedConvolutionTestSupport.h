@@ -1,11 +1,11 @@
 //===- FusedConvolutionTestSupport.h - fused convolution cases and paths -*- C++ -*-===//
 //
 // The fused convolution runs as one cuDNN graph, as cuDNN's convolution and
-// a generated epilogue, or (channels-last depthwise) as the generated
-// depthwise kernel. The channels-first, channels-last and depthwise tests
-// force each path on every case against the same reference; the
-// channels-last and depthwise tests write their definitions with the same
-// builder (NhwcCase).
+// a generated epilogue, (channels-last depthwise) as the generated
+// depthwise kernel, or (channels-last, one matrix product) as cuBLASLt's
+// GEMM. The channels-first, channels-last, depthwise and GEMM tests force
+// each path on every case against the same reference; the channels-last
+// ones write their definitions with the same builder (NhwcCase).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 #define CGC_UNITTESTS_DRIVERS_CUDAKERNELS_FUSEDCONVOLUTIONTESTSUPPORT_H
 
 #include "FusedTestSupport.h"
+
+#include "drivers/cuda/kernels/FusedConvolution.h"
 
 #include <optional>
 #include <string>
@@ -28,10 +30,10 @@ public:
   /// plan for it (reported). Counts the case in `graphCases` when the graph
   /// ran it. Needs a device.
   void expectBothPathsMatchCpu(const DefinitionCase &definitionCase, unsigned &graphCases);
-  /// Builds `definitionCase` down the generated depthwise kernel (forced)
-  /// and expects it, launched directly and through graph capture, to match
-  /// the reference. Needs a device.
-  void expectDepthwisePathMatchesCpu(const DefinitionCase &definitionCase);
+  /// Builds `definitionCase` down `path` (forced: the generated depthwise
+  /// kernel, the cuBLASLt GEMM) and expects it, launched directly and
+  /// through graph capture, to match the reference. Needs a device.
+  void expectForcedPathMatchesCpu(const DefinitionCase &definitionCase, FusedConvolutionPath path);
 };
 
 //===----------------------------------------------------------------------===//

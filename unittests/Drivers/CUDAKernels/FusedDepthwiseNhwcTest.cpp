@@ -125,7 +125,7 @@ CGC_FUSED_KERNEL_CASES(FusedDepthwiseNhwcTest, Depthwise, depthwiseDefinitions)
 TEST_F(FusedDepthwiseNhwcTest, DepthwiseKernelMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   for (const DefinitionCase &definitionCase : depthwiseDefinitions())
-    expectDepthwisePathMatchesCpu(definitionCase);
+    expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::DepthwiseKernel);
 }
 
 /// Runs `kernel` on device copies of `inputs` and `outputs` that each start

@@ -166,6 +166,14 @@ std::vector<DefinitionCase> transformerCases() {
       std::string sum = l.builder.layer("cgc_op.add", {l.biased, residual}, tokens);
       cases.push_back(l.builder.finish("bert_output_residual", sum));
     }
+    // A residual add, then ReLU: bias, C and RELU all cuBLASLt's.
+    {
+      Linear l = linear(dtype, tokens, 768);
+      std::string residual = l.builder.argument("residual", tokens, -1, 1);
+      std::string sum = l.builder.layer("cgc_op.add", {residual, l.biased}, tokens);
+      std::string relu = l.builder.layer("cgc_op.relu", {sum}, tokens);
+      cases.push_back(l.builder.finish("residual_relu", relu));
+    }
     // ReLU: cuBLASLt's RELU_BIAS.
     {
       Linear l = linear(dtype, tokens, 768);
@@ -341,6 +349,17 @@ std::vector<DefinitionCase> batchedCases() {
       std::string biased = b.layer("cgc_op.add", {product, bias}, {4, 6});
       cases.push_back(b.finish("vector_rhs_bias", biased));
     }
+    // An outer batch looped over with a residual: cuBLASLt's C read at
+    // each call's output offset.
+    {
+      DefinitionBuilder b(dtype);
+      std::string x = b.argument("x", {2, 3, 8, 16}, -1, 1);
+      std::string w = b.argument("w", {3, 16, 8}, -0.4, 0.4);
+      std::string residual = b.argument("residual", {2, 3, 8, 8}, -1, 1);
+      std::string product = b.layer("cgc_op.matmul", {x, w}, {2, 3, 8, 8});
+      std::string sum = b.layer("cgc_op.add", {product, residual}, {2, 3, 8, 8});
+      cases.push_back(b.finish("outer_batch_residual", sum));
+    }
     // No bias: ReLU alone in cuBLASLt's epilogue.
     {
       Linear l = linear(dtype, {4, 32}, 24, true, /*withBias=*/false);
@@ -487,12 +506,28 @@ TEST_F(FusedMatmulTest, EpilogueSplitsBetweenCublasLtAndOneGeneratedKernel) {
           t.builder.layer("cgc_op.gelu", {t.biased}, {2, 8, 8}, "{approximate = \"tanh\"}");
       expectSplit(t.builder.finish("gelu_tanh", tanhGelu), isFloat32 ? 1 : 0);
     }
-    // A residual after the bias, and a bias along rows: generated.
+    // A residual after the bias (then ReLU) is cuBLASLt's C; a residual
+    // after the activation, or one that broadcasts, and a bias along rows
+    // are generated.
     {
       Linear l = linear(dtype, {2, 8, 16}, 8);
       std::string residual = l.builder.argument("residual", {2, 8, 8}, -1, 1);
       std::string sum = l.builder.layer("cgc_op.add", {residual, l.biased}, {2, 8, 8});
-      expectSplit(l.builder.finish("residual", sum), 1);
+      expectSplit(l.builder.finish("residual", sum), 0);
+      Linear r = linear(dtype, {2, 8, 16}, 8);
+      std::string residual2 = r.builder.argument("residual", {2, 8, 8}, -1, 1);
+      std::string sum2 = r.builder.layer("cgc_op.add", {r.biased, residual2}, {2, 8, 8});
+      std::string relu = r.builder.layer("cgc_op.relu", {sum2}, {2, 8, 8});
+      expectSplit(r.builder.finish("residual_relu", relu), 0);
+      Linear a = linear(dtype, {2, 8, 16}, 8);
+      std::string activated = a.builder.layer("cgc_op.relu", {a.biased}, {2, 8, 8});
+      std::string residual3 = a.builder.argument("residual", {2, 8, 8}, -1, 1);
+      std::string late = a.builder.layer("cgc_op.add", {activated, residual3}, {2, 8, 8});
+      expectSplit(a.builder.finish("relu_residual", late), 1);
+      Linear s = linear(dtype, {2, 8, 16}, 8);
+      std::string shared = s.builder.argument("shared", {8, 8}, -1, 1);
+      std::string broadcast = s.builder.layer("cgc_op.add", {s.biased, shared}, {2, 8, 8});
+      expectSplit(s.builder.finish("broadcast_residual", broadcast), 1);
       DefinitionBuilder b(dtype);
       std::string x = b.argument("x", {2, 8, 16}, -1, 1);
       std::string w = b.argument("w", {16, 8}, -1, 1);
