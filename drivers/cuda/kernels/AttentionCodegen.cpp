@@ -47,6 +47,41 @@ bool isOneElement(const AttentionView &view) {
          llvm::all_of(view.batchStrides, [](int64_t stride) { return stride == 0; });
 }
 
+std::string checkAttentionLaunchArgs(const LaunchArgs &args, size_t inputCount,
+                                     const std::string &kernelName) {
+  if (args.inputs.size() >= inputCount && !args.outputs.empty())
+    return "";
+  return kernelName + ": launched with " + std::to_string(args.inputs.size()) + " inputs and " +
+         std::to_string(args.outputs.size()) + " outputs, expected " +
+         std::to_string(inputCount) + " and 1";
+}
+
+Kernel makeAttentionKernelLaunch(DeviceFunction function, dim3 grid, dim3 block,
+                                 size_t inputCount, std::vector<int64_t> params,
+                                 std::string kernelName) {
+  return Kernel{[function = std::move(function), grid, block, inputCount,
+                 params = std::move(params),
+                 kernelName = std::move(kernelName)](const LaunchArgs &args) -> std::string {
+                  std::string wrong = checkAttentionLaunchArgs(args, inputCount, kernelName);
+                  if (!wrong.empty())
+                    return wrong;
+                  llvm::SmallVector<const void *, 8> pointers(args.inputs.begin(),
+                                                              args.inputs.begin() + inputCount);
+                  void *output = args.outputs[0];
+                  llvm::SmallVector<void *, 12> arguments;
+                  for (const void *&pointer : pointers)
+                    arguments.push_back(&pointer);
+                  arguments.push_back(&output);
+                  arguments.push_back(const_cast<int64_t *>(params.data()));
+                  cudaError_t error =
+                      function.launch(grid, block, arguments.data(), 0, args.stream);
+                  return error == cudaSuccess
+                             ? std::string()
+                             : describeLaunchFailure(kernelName, "cudaLaunchKernel", error);
+                },
+                0};
+}
+
 void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &params) {
   if (plan.batch.empty())
     params.push_back(1);

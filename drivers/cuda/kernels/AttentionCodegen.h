@@ -68,6 +68,17 @@ bool isOneElement(const AttentionView &view);
 /// Appends `batchSizes[R]` of `plan` to `params` (1 for plain matrices).
 void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &params);
 
+/// What is wrong with `args` for an attention kernel of `inputCount`
+/// inputs and one output ("<name>: launched with ..."), or an empty string.
+std::string checkAttentionLaunchArgs(const LaunchArgs &args, size_t inputCount,
+                                     const std::string &kernelName);
+
+/// The launch of a one-kernel attention (the flash and tensor-core
+/// kernels): `function(inputs..., output, params)` on `grid` × `block`.
+Kernel makeAttentionKernelLaunch(DeviceFunction function, dim3 grid, dim3 block,
+                                 size_t inputCount, std::vector<int64_t> params,
+                                 std::string kernelName);
+
 /// Statements adjusting the float score `s` of (`query`, `key`): the plan's
 /// scale (when `applyScale`), its steps in order (operand view of step i at
 /// `stepViews[i]`) and the causal mask. Masked scores become

@@ -567,10 +567,9 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
                  scoresProduct = std::move(*scoresProduct),
                  outputProduct = std::move(*outputProduct),
                  libraryWorkspace](const LaunchArgs &args) -> std::string {
-    if (args.inputs.size() < inputCount || args.outputs.empty())
-      return kernelName + ": launched with " + std::to_string(args.inputs.size()) + " inputs and " +
-             std::to_string(args.outputs.size()) + " outputs, expected " +
-             std::to_string(inputCount) + " and 1";
+    std::string wrong = checkAttentionLaunchArgs(args, inputCount, kernelName);
+    if (!wrong.empty())
+      return wrong;
     char *workspace = static_cast<char *>(args.workspace);
     llvm::SmallVector<const void *, 8> inputs(args.inputs.begin(),
                                               args.inputs.begin() + inputCount);

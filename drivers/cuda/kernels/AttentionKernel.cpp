@@ -373,28 +373,9 @@ static llvm::Expected<Kernel> buildFlashKernel(const AttentionPlan &plan,
     return makeError(llvm::toString(function.takeError()));
   auto tiles = static_cast<unsigned>((plan.queries + kQueryTile - 1) / kQueryTile);
   auto batchBlocks = static_cast<unsigned>(std::min(batches, kMaxBatchBlocks));
-  size_t inputCount = plan.inputTypes.size();
-  return Kernel{
-      [function = std::move(*function), tiles, batchBlocks, inputCount,
-       params = makeAttentionParams(plan), kernelName](const LaunchArgs &args) -> std::string {
-        if (args.inputs.size() < inputCount || args.outputs.empty())
-          return kernelName + ": launched with " + std::to_string(args.inputs.size()) +
-                 " inputs and " + std::to_string(args.outputs.size()) + " outputs, expected " +
-                 std::to_string(inputCount) + " and 1";
-        llvm::SmallVector<const void *, 8> pointers(args.inputs.begin(),
-                                                    args.inputs.begin() + inputCount);
-        void *output = args.outputs[0];
-        llvm::SmallVector<void *, 12> arguments;
-        for (const void *&pointer : pointers)
-          arguments.push_back(&pointer);
-        arguments.push_back(&output);
-        arguments.push_back(const_cast<int64_t *>(params.data()));
-        cudaError_t error = function.launch(dim3(tiles, batchBlocks), dim3(kThreads),
-                                            arguments.data(), 0, args.stream);
-        return error == cudaSuccess ? std::string()
-                                    : describeLaunchFailure(kernelName, "cudaLaunchKernel", error);
-      },
-      0};
+  return makeAttentionKernelLaunch(std::move(*function), dim3(tiles, batchBlocks), dim3(kThreads),
+                                   plan.inputTypes.size(), makeAttentionParams(plan),
+                                   kernelName);
 }
 
 //===----------------------------------------------------------------------===//

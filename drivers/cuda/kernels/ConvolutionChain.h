@@ -79,6 +79,23 @@ struct FusedConvolutionShape {
 std::optional<llvm::Expected<FusedConvolutionShape>>
 analyzeFusedConvolution(FunctionalDefinitionOp definition);
 
+/// The sizes and window of a convolution in the channels-last form: the
+/// NHWC input and output, the weight read as OIHW, the start padding (the
+/// end padding only shows in the output size). What the generated
+/// depthwise kernel and the GEMM path compute from.
+struct ChannelsLastGeometry {
+  int64_t batch = 0, height = 0, width = 0, channels = 0;
+  int64_t outHeight = 0, outWidth = 0, outChannels = 0;
+  int64_t kernelHeight = 1, kernelWidth = 1;
+  int64_t strideHeight = 1, strideWidth = 1;
+  int64_t dilationHeight = 1, dilationWidth = 1;
+  int64_t padTop = 0, padLeft = 0;
+};
+
+/// The geometry of `shape`, which must be the channels-last form of a 2-D
+/// convolution.
+llvm::Expected<ChannelsLastGeometry> getChannelsLastGeometry(const FusedConvolutionShape &shape);
+
 /// `error` as an error of the fused convolution of `definition`
 /// ("@name: fused convolution: ...").
 llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error error);

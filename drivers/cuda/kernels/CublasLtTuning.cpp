@@ -21,7 +21,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -106,54 +105,13 @@ private:
   std::atomic<bool> isOpen{true};
 };
 
-/// What one tuning creates: the stream, its gate and events, zeroed
-/// stand-in buffers. The destructor opens the gate and waits for the
-/// stream before freeing anything.
+/// What one tuning creates: the gate and the timing scratch (stream,
+/// events, zeroed stand-in buffers). The gate opens before the scratch
+/// waits for its stream.
 struct TimingResources {
   StreamGate gate;
-  cudaStream_t stream = nullptr;
-  std::array<cudaEvent_t, kSamples + 1> events{};
-  std::vector<void *> allocations;
-
-  TimingResources() = default;
-  TimingResources(const TimingResources &) = delete;
-  TimingResources &operator=(const TimingResources &) = delete;
-  ~TimingResources() {
-    gate.open();
-    if (stream)
-      cudaStreamSynchronize(stream);
-    for (void *pointer : allocations)
-      cudaFree(pointer);
-    for (cudaEvent_t event : events)
-      if (event)
-        cudaEventDestroy(event);
-    if (stream)
-      cudaStreamDestroy(stream);
-    // A failure here must not surface in a later, unrelated call.
-    cudaGetLastError();
-  }
-
-  bool createStream() {
-    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
-      stream = nullptr;
-      return false;
-    }
-    for (cudaEvent_t &event : events)
-      if (cudaEventCreate(&event) != cudaSuccess) {
-        event = nullptr;
-        return false;
-      }
-    return true;
-  }
-
-  /// `bytes` of device memory, zeroed in stream order; null on failure.
-  void *allocate(uint64_t bytes) {
-    void *pointer = nullptr;
-    if (cudaMalloc(&pointer, std::max<uint64_t>(bytes, 1)) != cudaSuccess)
-      return nullptr;
-    allocations.push_back(pointer);
-    return cudaMemsetAsync(pointer, 0, bytes, stream) == cudaSuccess ? pointer : nullptr;
-  }
+  TimingScratch scratch;
+  ~TimingResources() { gate.open(); }
 };
 } // namespace
 
@@ -200,14 +158,15 @@ std::optional<TunedAlgorithm> findTunedAlgorithm(const ProductTimingSetup &setup
 static std::optional<llvm::SmallVector<float, kSamples>>
 timeGroups(TimingResources &resources, int groups, int launchesPerGroup,
            llvm::function_ref<bool()> launch) {
-  cudaStream_t stream = resources.stream;
+  cudaStream_t stream = resources.scratch.getStream();
   if (!resources.gate.shut(stream))
     return std::nullopt;
-  bool enqueued = cudaEventRecord(resources.events[0], stream) == cudaSuccess;
+  bool enqueued = cudaEventRecord(resources.scratch.getEvent(0), stream) == cudaSuccess;
   for (int group = 0; group < groups && enqueued; ++group) {
     for (int index = 0; index < launchesPerGroup && enqueued; ++index)
       enqueued = launch();
-    enqueued = enqueued && cudaEventRecord(resources.events[group + 1], stream) == cudaSuccess;
+    enqueued = enqueued &&
+               cudaEventRecord(resources.scratch.getEvent(group + 1), stream) == cudaSuccess;
   }
   resources.gate.open();
   bool finished = cudaStreamSynchronize(stream) == cudaSuccess;
@@ -218,8 +177,8 @@ timeGroups(TimingResources &resources, int groups, int launchesPerGroup,
   llvm::SmallVector<float, kSamples> times;
   for (int group = 0; group < groups; ++group) {
     float milliseconds = 0.0f;
-    if (cudaEventElapsedTime(&milliseconds, resources.events[group],
-                             resources.events[group + 1]) != cudaSuccess) {
+    if (cudaEventElapsedTime(&milliseconds, resources.scratch.getEvent(group),
+                             resources.scratch.getEvent(group + 1)) != cudaSuccess) {
       cudaGetLastError();
       return std::nullopt;
     }
@@ -234,8 +193,8 @@ timeGroups(TimingResources &resources, int groups, int launchesPerGroup,
 static std::optional<float> timeCandidate(TimingResources &resources,
                                           llvm::function_ref<bool()> launch,
                                           std::optional<float> fastest) {
-  if (!launch() || cudaStreamSynchronize(resources.stream) != cudaSuccess) {
-    cudaStreamSynchronize(resources.stream);
+  if (!launch() || cudaStreamSynchronize(resources.scratch.getStream()) != cudaSuccess) {
+    cudaStreamSynchronize(resources.scratch.getStream());
     cudaGetLastError();
     return std::nullopt;
   }
@@ -292,23 +251,24 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
   size_t scalarWidth = setup.doubleScalars ? sizeof(double) : sizeof(float);
 
   TimingResources resources;
-  if (!resources.createStream())
+  if (!resources.scratch.create(kSamples + 1))
     return reportUntimed("no stream");
-  void *a = resources.allocate(setup.aBytes);
-  void *b = resources.allocate(setup.bBytes);
-  void *d = resources.allocate(setup.dBytes);
-  void *bias = setup.biasBytes ? resources.allocate(setup.biasBytes) : nullptr;
-  void *workspace = workspaceSize ? resources.allocate(workspaceSize) : nullptr;
+  void *a = resources.scratch.allocate(setup.aBytes);
+  void *b = resources.scratch.allocate(setup.bBytes);
+  void *d = resources.scratch.allocate(setup.dBytes);
+  void *bias = setup.biasBytes ? resources.scratch.allocate(setup.biasBytes) : nullptr;
+  void *workspace = workspaceSize ? resources.scratch.allocate(workspaceSize) : nullptr;
   if (!a || !b || !d || (setup.biasBytes && !bias) || (workspaceSize && !workspace)) {
     cudaGetLastError();
     return reportUntimed("no memory for the stand-in operands");
   }
+  cudaStream_t stream = resources.scratch.getStream();
   const void *alpha = hostScalars;
   const void *beta = static_cast<const char *>(hostScalars) + scalarWidth;
   if (setup.deviceScalars) {
-    void *scalars = resources.allocate(2 * scalarWidth);
+    void *scalars = resources.scratch.allocate(2 * scalarWidth);
     if (!scalars || cudaMemcpyAsync(scalars, hostScalars, 2 * scalarWidth,
-                                    cudaMemcpyHostToDevice, resources.stream) != cudaSuccess) {
+                                    cudaMemcpyHostToDevice, stream) != cudaSuccess) {
       cudaGetLastError();
       return reportUntimed("no memory for alpha and beta");
     }
@@ -329,7 +289,7 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
     auto launch = [&] {
       return cublasLtMatmul(product.handle->handle, product.operation, alpha, a, product.a, b,
                             product.b, beta, d, product.c, d, product.c, &candidate.algo,
-                            workspace, workspaceSize, resources.stream) == CUBLAS_STATUS_SUCCESS;
+                            workspace, workspaceSize, stream) == CUBLAS_STATUS_SUCCESS;
     };
     std::optional<float> time = timeCandidate(resources, launch, fastest);
     if (!time)

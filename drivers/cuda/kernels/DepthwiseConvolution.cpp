@@ -73,15 +73,9 @@ struct DepthwiseSpec {
   bool narrowIndex = true;
 };
 
-/// The geometry of one depthwise convolution (NHWC sizes).
-struct DepthwiseGeometry {
-  int64_t batch = 0, height = 0, width = 0, channels = 0;
-  int64_t outHeight = 0, outWidth = 0;
-  int64_t kernelHeight = 1, kernelWidth = 1;
-  int64_t strideHeight = 1, strideWidth = 1;
-  int64_t dilationHeight = 1, dilationWidth = 1;
-  int64_t padTop = 0, padLeft = 0;
-};
+/// The geometry of one depthwise convolution (NHWC sizes; the weight
+/// K×1×R×S).
+using DepthwiseGeometry = ChannelsLastGeometry;
 
 /// One compiled variant of the kernel and how to launch it.
 struct DepthwiseVariant {
@@ -300,36 +294,6 @@ static std::string generateSource(const DepthwiseSpec &spec) {
 // Building
 //===----------------------------------------------------------------------===//
 
-/// The geometry of `shape`, a depthwise convolution getDepthwiseRefusal
-/// accepted.
-static llvm::Expected<DepthwiseGeometry> getGeometry(const FusedConvolutionShape &shape) {
-  op::ConvolutionOp conv = shape.conv;
-  auto weight = getTensorInfo(conv, conv.getWeight());
-  if (!weight)
-    return weight.takeError();
-  const Shape &input = shape.plan.input.shape, &output = shape.plan.output.shape;
-  Shape strides = getWindowList(conv.getStrides(), 2, 1);
-  Shape dilations = getWindowList(conv.getDilations(), 2, 1);
-  Shape startPadding = getWindowList(conv.getStartPadding(), 2, 0);
-  DepthwiseGeometry geometry;
-  geometry.batch = input[0];
-  geometry.height = input[1];
-  geometry.width = input[2];
-  geometry.channels = input[3];
-  geometry.outHeight = output[1];
-  geometry.outWidth = output[2];
-  // The weight the convolution reads is K×1×R×S (OIHW).
-  geometry.kernelHeight = weight->shape[2];
-  geometry.kernelWidth = weight->shape[3];
-  geometry.strideHeight = strides[0];
-  geometry.strideWidth = strides[1];
-  geometry.dilationHeight = dilations[0];
-  geometry.dilationWidth = dilations[1];
-  geometry.padTop = startPadding[0];
-  geometry.padLeft = startPadding[1];
-  return geometry;
-}
-
 /// Builds the variant of at most `maxVector` channels per thread.
 static llvm::Expected<DepthwiseVariant>
 buildVariant(const FusedConvolutionShape &shape, const DepthwiseGeometry &geometry,
@@ -415,7 +379,7 @@ llvm::Expected<Kernel> buildDepthwiseConvolution(FunctionalDefinitionOp definiti
     return makeFusedError(definition, kConvolutionFamily,
                           "the generated depthwise kernel does not run this definition: " +
                               *refusal);
-  auto geometry = getGeometry(shape);
+  auto geometry = getChannelsLastGeometry(shape);
   if (!geometry)
     return inFusedConvolution(definition, geometry.takeError());
   auto epilogue = getConvolutionEpilogue(definition, shape);

@@ -27,66 +27,38 @@ bool isVerbose() {
 
 std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint64_t> inputBytes,
                                       llvm::ArrayRef<uint64_t> outputBytes) {
-  struct Resources {
-    std::vector<void *> allocations;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    ~Resources() {
-      if (stream)
-        cudaStreamSynchronize(stream);
-      for (void *pointer : allocations)
-        cudaFree(pointer);
-      if (start)
-        cudaEventDestroy(start);
-      if (stop)
-        cudaEventDestroy(stop);
-      if (stream)
-        cudaStreamDestroy(stream);
-      // A failure here must not surface in a later, unrelated call.
-      cudaGetLastError();
-    }
-  };
-  // Taken before `resources`, released after it: held until the buffers
+  // Taken before the scratch, released after it: held until the buffers
   // are freed and the stream is idle.
   std::lock_guard<std::mutex> timing(getDeviceTimingMutex());
-  Resources resources;
-  auto allocate = [&](uint64_t bytes) -> void * {
-    void *pointer = nullptr;
-    if (cudaMalloc(&pointer, std::max<uint64_t>(bytes, 1)) != cudaSuccess)
-      return nullptr;
-    resources.allocations.push_back(pointer);
-    return cudaMemset(pointer, 0, bytes) == cudaSuccess ? pointer : nullptr;
-  };
+  TimingScratch scratch;
+  if (!scratch.create(2))
+    return std::nullopt;
   std::vector<const void *> inputs;
   for (uint64_t bytes : inputBytes) {
-    const void *pointer = allocate(bytes);
+    const void *pointer = scratch.allocate(bytes);
     if (!pointer)
       return std::nullopt;
     inputs.push_back(pointer);
   }
   std::vector<void *> outputs;
   for (uint64_t bytes : outputBytes) {
-    void *pointer = allocate(bytes);
+    void *pointer = scratch.allocate(bytes);
     if (!pointer)
       return std::nullopt;
     outputs.push_back(pointer);
   }
-  void *workspace = kernel.workspaceSize ? allocate(kernel.workspaceSize) : nullptr;
-  if ((kernel.workspaceSize && !workspace) || cudaDeviceSynchronize() != cudaSuccess ||
-      cudaStreamCreateWithFlags(&resources.stream, cudaStreamNonBlocking) != cudaSuccess ||
-      cudaEventCreate(&resources.start) != cudaSuccess ||
-      cudaEventCreate(&resources.stop) != cudaSuccess)
+  void *workspace = kernel.workspaceSize ? scratch.allocate(kernel.workspaceSize) : nullptr;
+  if (kernel.workspaceSize && !workspace)
     return std::nullopt;
-  LaunchArgs args{inputs, outputs, workspace, resources.stream};
+  cudaStream_t stream = scratch.getStream();
+  cudaEvent_t start = scratch.getEvent(0), stop = scratch.getEvent(1);
+  LaunchArgs args{inputs, outputs, workspace, stream};
   float times[3];
   for (int run = -1; run < 3; ++run) {
-    if (cudaEventRecord(resources.start, resources.stream) != cudaSuccess ||
-        !kernel.launch(args).empty() ||
-        cudaEventRecord(resources.stop, resources.stream) != cudaSuccess ||
-        cudaEventSynchronize(resources.stop) != cudaSuccess)
+    if (cudaEventRecord(start, stream) != cudaSuccess || !kernel.launch(args).empty() ||
+        cudaEventRecord(stop, stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess)
       return std::nullopt;
-    if (run >= 0 &&
-        cudaEventElapsedTime(&times[run], resources.start, resources.stop) != cudaSuccess)
+    if (run >= 0 && cudaEventElapsedTime(&times[run], start, stop) != cudaSuccess)
       return std::nullopt;
   }
   std::sort(std::begin(times), std::end(times));

@@ -38,31 +38,12 @@ namespace cgc::cuda {
 
 /// The geometry of `shape`'s convolution, its weight read as OIHW.
 static llvm::Expected<GemmGeometry> getGeometry(const FusedConvolutionShape &shape) {
-  op::ConvolutionOp conv = shape.conv;
-  auto weight = getTensorInfo(conv, conv.getWeight());
-  if (!weight)
-    return weight.takeError();
-  const Shape &input = shape.plan.input.shape, &output = shape.plan.output.shape;
-  Shape strides = getWindowList(conv.getStrides(), 2, 1);
-  Shape dilations = getWindowList(conv.getDilations(), 2, 1);
-  Shape startPadding = getWindowList(conv.getStartPadding(), 2, 0);
-  GemmGeometry geometry;
-  geometry.batch = input[0];
-  geometry.height = input[1];
-  geometry.width = input[2];
-  geometry.channels = input[3];
-  geometry.outHeight = output[1];
-  geometry.outWidth = output[2];
-  geometry.outChannels = output[3];
-  geometry.kernelHeight = weight->shape[2];
-  geometry.kernelWidth = weight->shape[3];
-  geometry.strideHeight = strides[0];
-  geometry.strideWidth = strides[1];
-  geometry.dilationHeight = dilations[0];
-  geometry.dilationWidth = dilations[1];
-  geometry.padTop = startPadding[0];
-  geometry.padLeft = startPadding[1];
-  return geometry;
+  auto geometry = getChannelsLastGeometry(shape);
+  if (!geometry)
+    return geometry.takeError();
+  GemmGeometry gemm;
+  static_cast<ChannelsLastGeometry &>(gemm) = *geometry;
+  return gemm;
 }
 
 /// What makes `shape`'s windows need im2col: "the convolution is padded",

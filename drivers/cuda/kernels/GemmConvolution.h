@@ -80,15 +80,7 @@ std::optional<std::string> getGemmRefusal(const FusedConvolutionShape &shape);
 
 /// The geometry of a channels-last convolution the GEMM path runs (NHWC
 /// sizes, the weight's R×S window).
-struct GemmGeometry {
-  int64_t batch = 0, height = 0, width = 0, channels = 0;
-  int64_t outHeight = 0, outWidth = 0, outChannels = 0;
-  int64_t kernelHeight = 1, kernelWidth = 1;
-  int64_t strideHeight = 1, strideWidth = 1;
-  int64_t dilationHeight = 1, dilationWidth = 1;
-  /// Start padding (the end padding only shows in outHeight/outWidth).
-  int64_t padTop = 0, padLeft = 0;
-
+struct GemmGeometry : ChannelsLastGeometry {
   /// R·S·C: the product's inner dimension.
   int64_t getWindowElements() const { return kernelHeight * kernelWidth * channels; }
   /// R·S·C rounded up to a multiple of 8 elements (im2col's row length).

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -241,6 +242,40 @@ DeviceBuffer::~DeviceBuffer() {
 std::mutex &getDeviceTimingMutex() {
   static std::mutex mutex;
   return mutex;
+}
+
+TimingScratch::~TimingScratch() {
+  if (stream)
+    cudaStreamSynchronize(stream);
+  for (void *pointer : allocations)
+    cudaFree(pointer);
+  for (cudaEvent_t event : events)
+    cudaEventDestroy(event);
+  if (stream)
+    cudaStreamDestroy(stream);
+  cudaGetLastError();
+}
+
+bool TimingScratch::create(size_t eventCount) {
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    stream = nullptr;
+    return false;
+  }
+  for (size_t index = 0; index < eventCount; ++index) {
+    cudaEvent_t event = nullptr;
+    if (cudaEventCreate(&event) != cudaSuccess)
+      return false;
+    events.push_back(event);
+  }
+  return true;
+}
+
+void *TimingScratch::allocate(uint64_t bytes) {
+  void *pointer = nullptr;
+  if (cudaMalloc(&pointer, std::max<uint64_t>(bytes, 1)) != cudaSuccess)
+    return nullptr;
+  allocations.push_back(pointer);
+  return cudaMemsetAsync(pointer, 0, bytes, stream) == cudaSuccess ? pointer : nullptr;
 }
 
 } // namespace cgc::cuda

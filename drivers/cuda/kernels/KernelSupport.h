@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cgc::cuda {
 
@@ -201,6 +202,32 @@ llvm::Expected<Kernel> buildConstantPadKernel(mlir::Operation *op, KernelContext
 /// measure each other, and the faster way would be picked at random. Take it
 /// before any library handle's lock.
 std::mutex &getDeviceTimingMutex();
+
+/// What timing kernels on the device needs besides the kernels: a private
+/// non-blocking stream, events on it and zeroed stand-in buffers. The
+/// destructor waits for the stream, then frees the buffers and destroys
+/// the events and the stream; a CUDA error there is cleared, so that it
+/// does not surface in a later, unrelated call.
+class TimingScratch {
+public:
+  TimingScratch() = default;
+  TimingScratch(const TimingScratch &) = delete;
+  TimingScratch &operator=(const TimingScratch &) = delete;
+  ~TimingScratch();
+
+  /// Creates the stream and `eventCount` events; false on failure.
+  bool create(size_t eventCount);
+  cudaStream_t getStream() const { return stream; }
+  cudaEvent_t getEvent(size_t index) const { return events[index]; }
+  /// `bytes` of device memory zeroed in the stream's order; null on
+  /// failure.
+  void *allocate(uint64_t bytes);
+
+private:
+  cudaStream_t stream = nullptr;
+  std::vector<cudaEvent_t> events;
+  std::vector<void *> allocations;
+};
 
 } // namespace cgc::cuda
 
