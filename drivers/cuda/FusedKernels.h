@@ -10,6 +10,7 @@
 //   scaled-dot-product attention                    one generated kernel
 //   layer_norm / softmax + elementwise chains       generated kernels (NVRTC)
 //   elementwise chains                              generated kernels (NVRTC)
+//   channels-last max_pool / average_pool           generated kernels (NVRTC)
 //
 // A fused kernel launches like a layer kernel (Kernels.h): LaunchArgs.inputs
 // are the definition's arguments in order, LaunchArgs.outputs its results in
@@ -57,8 +58,8 @@ std::optional<llvm::Expected<Kernel>> buildFusedKernel(FunctionalDefinitionOp de
 const drivers::FusedTarget &getFusedTarget();
 
 /// The name of the fused kernel family that implements `definition`
-/// ("convolution", "matmul", "attention", "normalization", "elementwise"),
-/// or empty: for reports and tests.
+/// ("convolution", "matmul", "attention", "normalization", "elementwise",
+/// "pooling"), or empty: for reports and tests.
 llvm::StringRef getFusedFamilyName(FunctionalDefinitionOp definition);
 
 } // namespace cgc::cuda

@@ -12,11 +12,21 @@
 // anchor; upward, into the match, for a view chain of an input), only the
 // root is used outside, and the match is convex.
 //
+// View chains of inputs may share layers (q, k and v read through one
+// transpose of a fused projection): reading such a chain upward does not
+// stop at a value with several users, a layer another such chain covers
+// may join it, and the rule that only the root is used outside the match
+// then keeps every shared layer's users inside it. Readings that the
+// greedy rule would reject anyway (the chain could take one more layer,
+// being its value's only reader) are not searched, which keeps the
+// branches of three long chains few.
+//
 //===----------------------------------------------------------------------===//
 
 #include "PatternMatcher.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpDialect.h"
+#include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -69,6 +79,23 @@ bool containsName(std::optional<ArrayAttr> names, StringRef name) {
 }
 
 TensorType getTensorType(Value value) { return cast<TensorType>(value.getType()); }
+
+/// Whether `op` is a selection: a gather whose indices are a constant of one
+/// element (view_chain's description).
+bool isSelection(Operation *op) {
+  auto gather = dyn_cast<op::GatherOp>(op);
+  if (!gather || !gather.getIndices().getDefiningOp<ConstantOp>())
+    return false;
+  TensorType indices = getTensorType(gather.getIndices());
+  return indices.hasStaticShape() && indices.getNumElements() == 1;
+}
+
+/// Whether `chain` runs from an input into the match (chains of one match
+/// that do may share layers).
+bool isInputViewChain(Operation *chain) {
+  auto view = dyn_cast_if_present<pattern::ViewChainOp>(chain);
+  return view && view.isAnchoredOnInput();
+}
 
 /// One way to read an IR value backwards as a chain.
 struct ChainReading {
@@ -269,7 +296,8 @@ bool PatternSearch::isGreedyChain(pattern::ElementwiseChainOp chain, const Bindi
 //===----------------------------------------------------------------------===//
 
 bool PatternSearch::isViewStep(pattern::ViewChainOp chain, Operation *op) {
-  return isLayerOp(op) && op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+  return isLayerOp(op) && op->getNumResults() == 1 &&
+         (op->getNumOperands() == 1 || isSelection(op)) &&
          chain.allowsLayer(op->getName().getStringRef());
 }
 
@@ -281,19 +309,32 @@ SmallVector<ChainReading> PatternSearch::readViewChain(pattern::ViewChainOp chai
   bool fromInput = chain.isAnchoredOnInput();
   SmallVector<Operation *> path; // the chain's value side first
   Value current = value;
-  // One operand per layer: the readings differ only in length.
+  // One chained operand per layer (a selection's data): the readings
+  // differ only in length.
   for (;;) {
     auto length = static_cast<int64_t>(path.size());
-    // The values before the chain's value are read by the next chain layer
-    // only. So is a matched anchor (as in an elementwise chain); an input's
-    // value lies outside the match and may have any users.
-    bool readOnlyByChain = path.empty() || isUsedOnlyBy(current, path.back());
-    if (length >= minLength && (fromInput || readOnlyByChain))
-      readings.push_back({current, llvm::to_vector(llvm::reverse(path))});
-    if (!readOnlyByChain || (maxLength != -1 && length >= maxLength))
-      break;
+    bool atMaxLength = maxLength != -1 && length >= maxLength;
     Operation *op = current.getDefiningOp();
-    if (!op || !isViewStep(chain, op))
+    bool canGrow = !atMaxLength && op && !isTaken(op) && isViewStep(chain, op);
+    // The values before the chain's value are read by the next chain layer
+    // only. So is a matched anchor (as in an elementwise chain). An input's
+    // value lies outside the match and may have any users; the values
+    // before it may have other users too where chains share layers (the
+    // match must then hold every user).
+    bool readOnlyByChain = path.empty() || isUsedOnlyBy(current, path.back());
+    if (fromInput) {
+      // A chain that could take the layer before its only reader's operand
+      // is not the greedy one (isGreedyViewChain).
+      bool soleReader = !current.use_empty() && llvm::all_equal(current.getUsers());
+      if (length >= minLength && !(canGrow && soleReader))
+        readings.push_back({current, llvm::to_vector(llvm::reverse(path))});
+    } else {
+      if (length >= minLength && readOnlyByChain)
+        readings.push_back({current, llvm::to_vector(llvm::reverse(path))});
+      if (!readOnlyByChain)
+        break;
+    }
+    if (!canGrow)
       break;
     path.push_back(op);
     current = op->getOperand(0);
@@ -309,26 +350,39 @@ bool PatternSearch::isGreedyViewChain(pattern::ViewChainOp chain, ArrayRef<Opera
   if (chain.isAnchoredOnInput()) {
     // Upward, into the match: the chain is the longest when it cannot also
     // take the layer producing the input's value.
-    if (maxLength != -1 && static_cast<int64_t>(layers.size()) >= maxLength)
-      return true;
     Operation *producer = anchor.getDefiningOp();
-    if (!producer || isTaken(producer) || !isViewStep(chain, producer))
+    auto canGrow = [&](pattern::ViewChainOp grown, size_t length) {
+      auto grownMax = static_cast<int64_t>(grown.getMaxLength());
+      return (grownMax == -1 || static_cast<int64_t>(length) < grownMax) &&
+             isViewStep(grown, producer);
+    };
+    if (!producer || isTaken(producer) || !canGrow(chain, layers.size()))
       return true;
-    // Taking the producer would make the input's value one of the match: it
-    // would then have to be read by the first chain layer only, or, with no
-    // chain layer, only inside the match.
-    if (!layers.empty())
-      return !isUsedOnlyBy(anchor, layers.front());
-    return llvm::any_of(anchor.getUsers(),
-                        [&](Operation *user) { return !matched.contains(user); });
+    // With no chain layer, taking the producer would make the input's value
+    // one of the match: it would then have to be read only inside it.
+    if (layers.empty())
+      return llvm::any_of(anchor.getUsers(),
+                          [&](Operation *user) { return !matched.contains(user); });
+    // Otherwise every reader of the input's value would have to take the
+    // producer too: each must be the first layer of a chain of an input
+    // (this one, or another sharing the layers above) that can grow.
+    return llvm::any_of(anchor.getUsers(), [&](Operation *user) {
+      return llvm::none_of(binding.chains, [&](const auto &entry) {
+        auto other = dyn_cast<pattern::ViewChainOp>(entry.first);
+        return other && other.isAnchoredOnInput() && !entry.second.empty() &&
+               entry.second.front() == user && canGrow(other, entry.second.size());
+      });
+    });
   }
-  // Downward from a matched value, as an elementwise chain runs.
+  // Downward from a matched value, as an elementwise chain runs (into a
+  // selection's data, not its indices).
   Value current = anchor;
   for (int64_t length = 0; maxLength == -1 || length < maxLength; ++length) {
     if (current.use_empty())
       break;
     Operation *user = *current.getUsers().begin();
-    if (isTaken(user) || !isUsedOnlyBy(current, user) || !isViewStep(chain, user))
+    if (isTaken(user) || !isUsedOnlyBy(current, user) || !isViewStep(chain, user) ||
+        user->getOperand(0) != current)
       break;
     current = user->getResult(0);
   }
@@ -344,12 +398,16 @@ void PatternSearch::searchChainReadings(Operation *chain, Value anchor,
                                         const Binding &binding,
                                         SmallVectorImpl<Binding> &complete) {
   for (ChainReading &reading : readings) {
-    if (llvm::any_of(reading.layers,
-                     [&](Operation *op) { return binding.coveredBy.contains(op); }))
+    // Only chains of inputs share layers, with each other.
+    if (llvm::any_of(reading.layers, [&](Operation *op) {
+          auto covering = binding.coveredBy.find(op);
+          return covering != binding.coveredBy.end() &&
+                 !(isInputViewChain(chain) && isInputViewChain(covering->second));
+        }))
       continue;
     Binding branch = binding;
     for (Operation *op : reading.layers)
-      branch.coveredBy[op] = chain;
+      branch.coveredBy.try_emplace(op, chain);
     branch.chains[chain] = std::move(reading.layers);
     branch.pending.emplace_back(anchor, reading.anchor);
     search(std::move(branch), complete);

@@ -142,7 +142,7 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
   const LayoutReport &layout = report.layout;
   if (layout.layout == Layout::ChannelsLast)
     os << "layout: channels-last (" << layout.numConvolutions << " convolutions, "
-       << layout.numElementwiseLayers << " elementwise layers on NHWC, "
+       << layout.numPools << " pools, " << layout.numElementwiseLayers << " elementwise layers on NHWC, "
        << layout.numPermutedConstants << " weights bound as OHWI; " << layout.numTransposes
        << " transposes inserted)\n";
   if (report.numMergedLayers)

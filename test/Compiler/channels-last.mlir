@@ -108,22 +108,27 @@ cgc.module {
 // -----
 
 // Layers that are not elementwise read the NHWC value back in NCHW, through
-// one transpose shared by all of them.
+// one transpose shared by all of them (the global pool and cgc.return); a
+// 2-D max pool of it takes the convolutions' form instead, with a transpose
+// of its own (channels-last-pooling.mlir).
 // CHECK-LABEL: cgc.entry_point @pooling(
 // CHECK: %[[Y:.*]] = cgc_op.transpose(%{{.*}}) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x8x8x16x!cgc.float32>
 // CHECK-NEXT: %[[R:.*]] = cgc_op.relu(%[[Y]]) : (!cgc.tensor<1x8x8x16x!cgc.float32>) -> !cgc.tensor<1x8x8x16x!cgc.float32>
 // CHECK-NEXT: %[[RT:.*]] = cgc_op.transpose(%[[R]]) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x8x8x16x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
-// CHECK-NEXT: %[[M:.*]] = cgc_op.max_pool(%[[RT]]) {kernel_shape = [2, 2], strides = [2, 2]} : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x4x4x!cgc.float32>
+// CHECK-NEXT: %[[PT:.*]] = cgc_op.transpose(%[[R]]) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x8x8x16x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
+// CHECK-NEXT: %[[M:.*]] = cgc_op.max_pool(%[[PT]]) {kernel_shape = [2, 2], strides = [2, 2]} : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x4x4x!cgc.float32>
+// CHECK-NEXT: %[[Z:.*]] = cgc_op.transpose(%[[M]]) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x16x4x4x!cgc.float32>) -> !cgc.tensor<1x4x4x16x!cgc.float32>
+// CHECK-NEXT: %[[ZT:.*]] = cgc_op.transpose(%[[Z]]) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x4x4x16x!cgc.float32>) -> !cgc.tensor<1x16x4x4x!cgc.float32>
 // CHECK-NEXT: %[[G:.*]] = cgc_op.global_average_pool(%[[RT]]) : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x1x1x!cgc.float32>
-// CHECK-NEXT: cgc.return %[[M]], %[[G]]
+// CHECK-NEXT: cgc.return %[[ZT]], %[[G]], %[[RT]]
 cgc.module {
-  cgc.entry_point @pooling(%x: !cgc.tensor<1x3x8x8x!cgc.float32>) -> (!cgc.tensor<1x16x4x4x!cgc.float32>, !cgc.tensor<1x16x1x1x!cgc.float32>) {
+  cgc.entry_point @pooling(%x: !cgc.tensor<1x3x8x8x!cgc.float32>) -> (!cgc.tensor<1x16x4x4x!cgc.float32>, !cgc.tensor<1x16x1x1x!cgc.float32>, !cgc.tensor<1x16x8x8x!cgc.float32>) {
     %w = cgc.constant("w") : !cgc.tensor<constant 16x3x3x3x!cgc.float32>
     %0 = cgc_op.convolution(%x, %w) {start_padding = [1, 1], end_padding = [1, 1]} : (!cgc.tensor<1x3x8x8x!cgc.float32>, !cgc.tensor<constant 16x3x3x3x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
     %1 = cgc_op.relu(%0) : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x8x8x!cgc.float32>
     %2 = cgc_op.max_pool(%1) {kernel_shape = [2, 2], strides = [2, 2]} : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x4x4x!cgc.float32>
     %3 = cgc_op.global_average_pool(%1) : (!cgc.tensor<1x16x8x8x!cgc.float32>) -> !cgc.tensor<1x16x1x1x!cgc.float32>
-    cgc.return %2, %3 : !cgc.tensor<1x16x4x4x!cgc.float32>, !cgc.tensor<1x16x1x1x!cgc.float32>
+    cgc.return %2, %3, %1 : !cgc.tensor<1x16x4x4x!cgc.float32>, !cgc.tensor<1x16x1x1x!cgc.float32>, !cgc.tensor<1x16x8x8x!cgc.float32>
   }
 }
 

@@ -182,3 +182,33 @@ cgc.module {
     cgc.return %r, %s : !cgc.tensor<3x2x!cgc.float32>, !cgc.tensor<2x3x!cgc.float32>
   }
 }
+
+// -----
+
+// A selection (a gather of one constant index) joins only chains that list
+// cgc_op.gather: the scores pattern's chains take transposes and reshapes,
+// so q's chain stops at the gather, which falls back with the transpose
+// before it.
+// CHECK-LABEL: cgc.subgraph @transpose_0 attributes {origin = "fallback"}
+// CHECK-LABEL: cgc.subgraph @gather_1 attributes {origin = "fallback"}
+// CHECK-LABEL: cgc.subgraph @scores_2 attributes {cgc.pattern = "scores", origin = "t"}
+// CHECK-NEXT: cgc.functional_definition private @scores_2_functional(%[[G:.*]]: !cgc.tensor<2x4x!cgc.float32>, %[[B:.*]]: !cgc.tensor<2x5x!cgc.float32>)
+// CHECK-NEXT: %[[R:.*]] = cgc_op.reshape(%[[G]])
+// CHECK-NEXT: %[[M:.*]] = cgc_op.matmul(%[[R]], %[[B]])
+// CHECK-NEXT: cgc.return %[[M]]
+// CHECK-LABEL: cgc.entry_point @selection_not_listed(
+// CHECK-NEXT: %[[T:.*]] = cgc.call @transpose_0(%arg0)
+// CHECK-NEXT: %[[C:.*]] = cgc.constant("index")
+// CHECK-NEXT: %[[S:.*]] = cgc.call @gather_1(%[[T]], %[[C]])
+// CHECK-NEXT: %[[MM:.*]] = cgc.call @scores_2(%[[S]], %arg1)
+// CHECK-NEXT: cgc.return %[[MM]]
+cgc.module {
+  cgc.entry_point @selection_not_listed(%a: !cgc.tensor<2x3x4x!cgc.float32>, %b: !cgc.tensor<2x5x!cgc.float32>) -> !cgc.tensor<4x5x!cgc.float32> {
+    %t = cgc_op.transpose(%a) {permutation = [1, 0, 2]} : (!cgc.tensor<2x3x4x!cgc.float32>) -> !cgc.tensor<3x2x4x!cgc.float32>
+    %c = cgc.constant("index") : !cgc.tensor<constant !cgc.int64>
+    %g = cgc_op.gather(%t, %c) : (!cgc.tensor<3x2x4x!cgc.float32>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<2x4x!cgc.float32>
+    %r = cgc_op.reshape(%g) {shape = [4, 2]} : (!cgc.tensor<2x4x!cgc.float32>) -> !cgc.tensor<4x2x!cgc.float32>
+    %m = cgc_op.matmul(%r, %b) : (!cgc.tensor<4x2x!cgc.float32>, !cgc.tensor<2x5x!cgc.float32>) -> !cgc.tensor<4x5x!cgc.float32>
+    cgc.return %m : !cgc.tensor<4x5x!cgc.float32>
+  }
+}

@@ -191,3 +191,130 @@ cgc.module {
     cgc.return %out : !cgc.tensor<1x12x128x64x!cgc.float32>
   }
 }
+
+// -----
+
+// torchvision's ViT-B/16 attention as nn.MultiheadAttention exports it
+// (batch 1): q, k and v are picked out of the in-projection [197, 1, 2304]
+// by two reshapes, a transpose [3, 1, 2, 0, 4] and a reshape shared by the
+// three, and a gather of constant index 0, 1 or 2 each (selections), then
+// split into heads and scaled by sqrt(scale). Everything from the biased
+// projection to the merged heads is one subgraph of the scaled-inputs
+// `_views` variant; the projections fall back.
+// CHECK-LABEL: cgc.subgraph @attention_4d_scaled_inputs_views_2 attributes {cgc.pattern = "attention_4d_scaled_inputs_views", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @attention_4d_scaled_inputs_views_2_functional(%[[G:[^:]*]]: !cgc.tensor<197x1x2304x!cgc.float32>, %[[I0:[^:]*]]: !cgc.tensor<constant !cgc.int64>, %[[I1:[^:]*]]: !cgc.tensor<constant !cgc.int64>, %[[I2:[^:]*]]: !cgc.tensor<constant !cgc.int64>, %[[C:[^:]*]]: !cgc.tensor<constant !cgc.float32>) -> !cgc.tensor<197x768x!cgc.float32> {
+// CHECK-NEXT: cgc_op.reshape(%[[G]]) {shape = [197, 1, 3, 768]}
+// CHECK-NEXT: cgc_op.reshape
+// CHECK-NEXT: cgc_op.transpose({{.*}}) {permutation = [3, 1, 2, 0, 4]}
+// CHECK-NEXT: %[[QKV:.*]] = cgc_op.reshape({{.*}}) {shape = [3, 197, 1, 768]}
+// CHECK-NEXT: cgc_op.gather(%[[QKV]], %[[I0]])
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.gather(%[[QKV]], %[[I1]])
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.gather(%[[QKV]], %[[I2]])
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.softmax
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.reshape({{.*}}) {shape = [197, 768]}
+// CHECK-NEXT: cgc.return
+// CHECK-LABEL: cgc.entry_point @vit_mha_b1(
+// CHECK: %[[BIASED:.*]] = cgc.call @add_1(
+// CHECK: %[[HEADS:.*]] = cgc.call @attention_4d_scaled_inputs_views_2(%[[BIASED]],
+// CHECK-NEXT: cgc.constant("out_proj_weight")
+cgc.module {
+  cgc.entry_point @vit_mha_b1(%x: !cgc.tensor<197x1x768x!cgc.float32>) -> !cgc.tensor<197x768x!cgc.float32> {
+    %w_in = cgc.constant("in_proj_weight") : !cgc.tensor<constant 768x2304x!cgc.float32>
+    %b_in = cgc.constant("in_proj_bias") : !cgc.tensor<constant 2304x!cgc.float32>
+    %15 = cgc_op.matmul(%x, %w_in) : (!cgc.tensor<197x1x768x!cgc.float32>, !cgc.tensor<constant 768x2304x!cgc.float32>) -> !cgc.tensor<197x1x2304x!cgc.float32>
+    %16 = cgc_op.add(%b_in, %15) : (!cgc.tensor<constant 2304x!cgc.float32>, !cgc.tensor<197x1x2304x!cgc.float32>) -> !cgc.tensor<197x1x2304x!cgc.float32>
+    %17 = cgc_op.reshape(%16) {shape = [197, 1, 3, 768]} : (!cgc.tensor<197x1x2304x!cgc.float32>) -> !cgc.tensor<197x1x3x768x!cgc.float32>
+    %18 = cgc_op.reshape(%17) {shape = [1, 197, 1, 3, 768]} : (!cgc.tensor<197x1x3x768x!cgc.float32>) -> !cgc.tensor<1x197x1x3x768x!cgc.float32>
+    %19 = cgc_op.transpose(%18) {permutation = [3, 1, 2, 0, 4]} : (!cgc.tensor<1x197x1x3x768x!cgc.float32>) -> !cgc.tensor<3x197x1x1x768x!cgc.float32>
+    %20 = cgc_op.reshape(%19) {shape = [3, 197, 1, 768]} : (!cgc.tensor<3x197x1x1x768x!cgc.float32>) -> !cgc.tensor<3x197x1x768x!cgc.float32>
+    %c0 = cgc.constant("Constant_0_output_0") : !cgc.tensor<constant !cgc.int64>
+    %22 = cgc_op.gather(%20, %c0) : (!cgc.tensor<3x197x1x768x!cgc.float32>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x1x768x!cgc.float32>
+    %r22 = cgc_op.reshape(%22) {shape = [197, 12, 64]} : (!cgc.tensor<197x1x768x!cgc.float32>) -> !cgc.tensor<197x12x64x!cgc.float32>
+    %t22 = cgc_op.transpose(%r22) {permutation = [1, 0, 2]} : (!cgc.tensor<197x12x64x!cgc.float32>) -> !cgc.tensor<12x197x64x!cgc.float32>
+    %h22 = cgc_op.reshape(%t22) {shape = [1, 12, 197, 64]} : (!cgc.tensor<12x197x64x!cgc.float32>) -> !cgc.tensor<1x12x197x64x!cgc.float32>
+    %c1 = cgc.constant("Constant_1_output_0") : !cgc.tensor<constant !cgc.int64>
+    %24 = cgc_op.gather(%20, %c1) : (!cgc.tensor<3x197x1x768x!cgc.float32>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x1x768x!cgc.float32>
+    %r24 = cgc_op.reshape(%24) {shape = [197, 12, 64]} : (!cgc.tensor<197x1x768x!cgc.float32>) -> !cgc.tensor<197x12x64x!cgc.float32>
+    %t24 = cgc_op.transpose(%r24) {permutation = [1, 0, 2]} : (!cgc.tensor<197x12x64x!cgc.float32>) -> !cgc.tensor<12x197x64x!cgc.float32>
+    %h24 = cgc_op.reshape(%t24) {shape = [1, 12, 197, 64]} : (!cgc.tensor<12x197x64x!cgc.float32>) -> !cgc.tensor<1x12x197x64x!cgc.float32>
+    %c2 = cgc.constant("Constant_2_output_0") : !cgc.tensor<constant !cgc.int64>
+    %26 = cgc_op.gather(%20, %c2) : (!cgc.tensor<3x197x1x768x!cgc.float32>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x1x768x!cgc.float32>
+    %r26 = cgc_op.reshape(%26) {shape = [197, 12, 64]} : (!cgc.tensor<197x1x768x!cgc.float32>) -> !cgc.tensor<197x12x64x!cgc.float32>
+    %t26 = cgc_op.transpose(%r26) {permutation = [1, 0, 2]} : (!cgc.tensor<197x12x64x!cgc.float32>) -> !cgc.tensor<12x197x64x!cgc.float32>
+    %h26 = cgc_op.reshape(%t26) {shape = [1, 12, 197, 64]} : (!cgc.tensor<12x197x64x!cgc.float32>) -> !cgc.tensor<1x12x197x64x!cgc.float32>
+    %scale = cgc.constant("sqrt_scale") : !cgc.tensor<constant !cgc.float32>
+    %qs = cgc_op.mul(%h22, %scale) : (!cgc.tensor<1x12x197x64x!cgc.float32>, !cgc.tensor<constant !cgc.float32>) -> !cgc.tensor<1x12x197x64x!cgc.float32>
+    %kt = cgc_op.transpose(%h24) {permutation = [0, 1, 3, 2]} : (!cgc.tensor<1x12x197x64x!cgc.float32>) -> !cgc.tensor<1x12x64x197x!cgc.float32>
+    %kts = cgc_op.mul(%kt, %scale) : (!cgc.tensor<1x12x64x197x!cgc.float32>, !cgc.tensor<constant !cgc.float32>) -> !cgc.tensor<1x12x64x197x!cgc.float32>
+    %s = cgc_op.matmul(%qs, %kts) : (!cgc.tensor<1x12x197x64x!cgc.float32>, !cgc.tensor<1x12x64x197x!cgc.float32>) -> !cgc.tensor<1x12x197x197x!cgc.float32>
+    %p = cgc_op.softmax(%s) {axis = 3 : i64} : (!cgc.tensor<1x12x197x197x!cgc.float32>) -> !cgc.tensor<1x12x197x197x!cgc.float32>
+    %o = cgc_op.matmul(%p, %h26) : (!cgc.tensor<1x12x197x197x!cgc.float32>, !cgc.tensor<1x12x197x64x!cgc.float32>) -> !cgc.tensor<1x12x197x64x!cgc.float32>
+    %ot = cgc_op.transpose(%o) {permutation = [2, 0, 1, 3]} : (!cgc.tensor<1x12x197x64x!cgc.float32>) -> !cgc.tensor<197x1x12x64x!cgc.float32>
+    %or = cgc_op.reshape(%ot) {shape = [197, 768]} : (!cgc.tensor<197x1x12x64x!cgc.float32>) -> !cgc.tensor<197x768x!cgc.float32>
+    %w_out = cgc.constant("out_proj_weight") : !cgc.tensor<constant 768x768x!cgc.float32>
+    %b_out = cgc.constant("out_proj_bias") : !cgc.tensor<constant 768x!cgc.float32>
+    %y = cgc_op.gemm(%or, %w_out, %b_out) {trans_b = true} : (!cgc.tensor<197x768x!cgc.float32>, !cgc.tensor<constant 768x768x!cgc.float32>, !cgc.tensor<constant 768x!cgc.float32>) -> !cgc.tensor<197x768x!cgc.float32>
+      cgc.return %y : !cgc.tensor<197x768x!cgc.float32>
+  }
+}
+
+// -----
+
+// The same at batch 32 in float16, as the benchmark runs it: one subgraph
+// again (the heads' [197, 384, 64] between the gathers and the split
+// [32, 12, 197, 64] is no single strided view, which the kernel's reader
+// handles; the matcher only sees the layers).
+// CHECK-LABEL: cgc.subgraph @attention_4d_scaled_inputs_views_2 attributes {cgc.pattern = "attention_4d_scaled_inputs_views", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @attention_4d_scaled_inputs_views_2_functional(%{{[^:]*}}: !cgc.tensor<197x32x2304x!cgc.float16>, %{{[^:]*}}: !cgc.tensor<constant !cgc.int64>, %{{[^:]*}}: !cgc.tensor<constant !cgc.int64>, %{{[^:]*}}: !cgc.tensor<constant !cgc.int64>, %{{[^:]*}}: !cgc.tensor<constant !cgc.float16>) -> !cgc.tensor<6304x768x!cgc.float16> {
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.reshape({{.*}}) {shape = [197, 384, 64]}
+// CHECK-NOT: cgc.subgraph
+// CHECK: cgc_op.reshape({{.*}}) {shape = [6304, 768]}
+// CHECK-NEXT: cgc.return
+// CHECK-LABEL: cgc.entry_point @vit_mha_b32(
+// CHECK: %[[BIASED:.*]] = cgc.call @add_1(
+// CHECK: cgc.call @attention_4d_scaled_inputs_views_2(%[[BIASED]],
+cgc.module {
+  cgc.entry_point @vit_mha_b32(%x: !cgc.tensor<197x32x768x!cgc.float16>) -> !cgc.tensor<6304x768x!cgc.float16> {
+    %w_in = cgc.constant("in_proj_weight") : !cgc.tensor<constant 768x2304x!cgc.float16>
+    %b_in = cgc.constant("in_proj_bias") : !cgc.tensor<constant 2304x!cgc.float16>
+    %15 = cgc_op.matmul(%x, %w_in) : (!cgc.tensor<197x32x768x!cgc.float16>, !cgc.tensor<constant 768x2304x!cgc.float16>) -> !cgc.tensor<197x32x2304x!cgc.float16>
+    %16 = cgc_op.add(%b_in, %15) : (!cgc.tensor<constant 2304x!cgc.float16>, !cgc.tensor<197x32x2304x!cgc.float16>) -> !cgc.tensor<197x32x2304x!cgc.float16>
+    %17 = cgc_op.reshape(%16) {shape = [197, 32, 3, 768]} : (!cgc.tensor<197x32x2304x!cgc.float16>) -> !cgc.tensor<197x32x3x768x!cgc.float16>
+    %18 = cgc_op.reshape(%17) {shape = [1, 197, 32, 3, 768]} : (!cgc.tensor<197x32x3x768x!cgc.float16>) -> !cgc.tensor<1x197x32x3x768x!cgc.float16>
+    %19 = cgc_op.transpose(%18) {permutation = [3, 1, 2, 0, 4]} : (!cgc.tensor<1x197x32x3x768x!cgc.float16>) -> !cgc.tensor<3x197x32x1x768x!cgc.float16>
+    %20 = cgc_op.reshape(%19) {shape = [3, 197, 32, 768]} : (!cgc.tensor<3x197x32x1x768x!cgc.float16>) -> !cgc.tensor<3x197x32x768x!cgc.float16>
+    %c0 = cgc.constant("Constant_0_output_0") : !cgc.tensor<constant !cgc.int64>
+    %22 = cgc_op.gather(%20, %c0) : (!cgc.tensor<3x197x32x768x!cgc.float16>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x32x768x!cgc.float16>
+    %r22 = cgc_op.reshape(%22) {shape = [197, 384, 64]} : (!cgc.tensor<197x32x768x!cgc.float16>) -> !cgc.tensor<197x384x64x!cgc.float16>
+    %t22 = cgc_op.transpose(%r22) {permutation = [1, 0, 2]} : (!cgc.tensor<197x384x64x!cgc.float16>) -> !cgc.tensor<384x197x64x!cgc.float16>
+    %h22 = cgc_op.reshape(%t22) {shape = [32, 12, 197, 64]} : (!cgc.tensor<384x197x64x!cgc.float16>) -> !cgc.tensor<32x12x197x64x!cgc.float16>
+    %c1 = cgc.constant("Constant_1_output_0") : !cgc.tensor<constant !cgc.int64>
+    %24 = cgc_op.gather(%20, %c1) : (!cgc.tensor<3x197x32x768x!cgc.float16>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x32x768x!cgc.float16>
+    %r24 = cgc_op.reshape(%24) {shape = [197, 384, 64]} : (!cgc.tensor<197x32x768x!cgc.float16>) -> !cgc.tensor<197x384x64x!cgc.float16>
+    %t24 = cgc_op.transpose(%r24) {permutation = [1, 0, 2]} : (!cgc.tensor<197x384x64x!cgc.float16>) -> !cgc.tensor<384x197x64x!cgc.float16>
+    %h24 = cgc_op.reshape(%t24) {shape = [32, 12, 197, 64]} : (!cgc.tensor<384x197x64x!cgc.float16>) -> !cgc.tensor<32x12x197x64x!cgc.float16>
+    %c2 = cgc.constant("Constant_2_output_0") : !cgc.tensor<constant !cgc.int64>
+    %26 = cgc_op.gather(%20, %c2) : (!cgc.tensor<3x197x32x768x!cgc.float16>, !cgc.tensor<constant !cgc.int64>) -> !cgc.tensor<197x32x768x!cgc.float16>
+    %r26 = cgc_op.reshape(%26) {shape = [197, 384, 64]} : (!cgc.tensor<197x32x768x!cgc.float16>) -> !cgc.tensor<197x384x64x!cgc.float16>
+    %t26 = cgc_op.transpose(%r26) {permutation = [1, 0, 2]} : (!cgc.tensor<197x384x64x!cgc.float16>) -> !cgc.tensor<384x197x64x!cgc.float16>
+    %h26 = cgc_op.reshape(%t26) {shape = [32, 12, 197, 64]} : (!cgc.tensor<384x197x64x!cgc.float16>) -> !cgc.tensor<32x12x197x64x!cgc.float16>
+    %scale = cgc.constant("sqrt_scale") : !cgc.tensor<constant !cgc.float16>
+    %qs = cgc_op.mul(%h22, %scale) : (!cgc.tensor<32x12x197x64x!cgc.float16>, !cgc.tensor<constant !cgc.float16>) -> !cgc.tensor<32x12x197x64x!cgc.float16>
+    %kt = cgc_op.transpose(%h24) {permutation = [0, 1, 3, 2]} : (!cgc.tensor<32x12x197x64x!cgc.float16>) -> !cgc.tensor<32x12x64x197x!cgc.float16>
+    %kts = cgc_op.mul(%kt, %scale) : (!cgc.tensor<32x12x64x197x!cgc.float16>, !cgc.tensor<constant !cgc.float16>) -> !cgc.tensor<32x12x64x197x!cgc.float16>
+    %s = cgc_op.matmul(%qs, %kts) : (!cgc.tensor<32x12x197x64x!cgc.float16>, !cgc.tensor<32x12x64x197x!cgc.float16>) -> !cgc.tensor<32x12x197x197x!cgc.float16>
+    %p = cgc_op.softmax(%s) {axis = 3 : i64} : (!cgc.tensor<32x12x197x197x!cgc.float16>) -> !cgc.tensor<32x12x197x197x!cgc.float16>
+    %o = cgc_op.matmul(%p, %h26) : (!cgc.tensor<32x12x197x197x!cgc.float16>, !cgc.tensor<32x12x197x64x!cgc.float16>) -> !cgc.tensor<32x12x197x64x!cgc.float16>
+    %ot = cgc_op.transpose(%o) {permutation = [2, 0, 1, 3]} : (!cgc.tensor<32x12x197x64x!cgc.float16>) -> !cgc.tensor<197x32x12x64x!cgc.float16>
+    %or = cgc_op.reshape(%ot) {shape = [6304, 768]} : (!cgc.tensor<197x32x12x64x!cgc.float16>) -> !cgc.tensor<6304x768x!cgc.float16>
+    %w_out = cgc.constant("out_proj_weight") : !cgc.tensor<constant 768x768x!cgc.float16>
+    %b_out = cgc.constant("out_proj_bias") : !cgc.tensor<constant 768x!cgc.float16>
+    %y = cgc_op.gemm(%or, %w_out, %b_out) {trans_b = true} : (!cgc.tensor<6304x768x!cgc.float16>, !cgc.tensor<constant 768x768x!cgc.float16>, !cgc.tensor<constant 768x!cgc.float16>) -> !cgc.tensor<6304x768x!cgc.float16>
+      cgc.return %y : !cgc.tensor<6304x768x!cgc.float16>
+  }
+}

@@ -30,9 +30,25 @@ void AttentionViewTable::appendViewParams(std::vector<int64_t> &params) const {
 
 std::string AttentionViewTable::generateBatchBases() const {
   std::string count = std::to_string(views.size());
+  // A view through gathers starts where their indices, read here, select
+  // (clamped into the tensor, so that a bad index reads no other memory).
+  std::string starts;
+  for (auto [index, view] : llvm::enumerate(views))
+    for (const AttentionSelection &selection : view->selections) {
+      std::string size = std::to_string(selection.size);
+      starts += "    {\n"
+                "      long long selected = (long long)in" + std::to_string(selection.input) +
+                "[0];\n"
+                "      if (selected < 0)\n"
+                "        selected += " + size + ";\n"
+                "      base[" + std::to_string(index) + "] += (selected < 0 ? 0 : selected >= " +
+                size + " ? " + std::to_string(selection.size - 1) + " : selected) * " +
+                std::to_string(selection.stride) + ";\n"
+                "    }\n";
+    }
   return "    long long base[" + count + "];\n" +
          "    for (int v = 0; v < " + count + "; ++v)\n" +
-         "      base[v] = 0;\n"
+         "      base[v] = 0;\n" + starts +
          "    long long rest = batch;\n"
          "    for (int d = " + std::to_string(batchRank - 1) + "; d >= 0; --d) {\n" +
          "      const long long coordinate = rest % p.batchSizes[d];\n"
@@ -43,7 +59,8 @@ std::string AttentionViewTable::generateBatchBases() const {
 }
 
 bool isOneElement(const AttentionView &view) {
-  return view.rowStride == 0 && view.columnStride == 0 &&
+  // A view through a gather reads an element that only the kernel knows.
+  return view.rowStride == 0 && view.columnStride == 0 && view.selections.empty() &&
          llvm::all_of(view.batchStrides, [](int64_t stride) { return stride == 0; });
 }
 

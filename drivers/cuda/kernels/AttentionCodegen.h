@@ -53,7 +53,8 @@ public:
 
   /// Statements (indented for a loop body) declaring `long long base[V]`:
   /// each view's element offset of batch matrix `batch`, a variable the
-  /// kernel defines.
+  /// kernel defines, from the view's start (its selections' indices read
+  /// from their inputs).
   std::string generateBatchBases() const;
 
 private:
@@ -62,7 +63,8 @@ private:
 };
 
 /// Whether `view` reads one element everywhere (a one-element scale or
-/// mask broadcast over every dimension).
+/// mask broadcast over every dimension), at its tensor's start (no
+/// selection moves it).
 bool isOneElement(const AttentionView &view);
 
 /// Appends `batchSizes[R]` of `plan` to `params` (1 for plain matrices).

@@ -25,10 +25,18 @@
 // pre-pass writing q·a (or kᵀ·b) into the workspace in the element type,
 // exactly as the mul layer would.
 //
+// Q, Kᵀ or V read through a gather (nn.MultiheadAttention's slices of one
+// projection) start where an index that only the device holds says
+// (AttentionSelection), but cuBLASLt takes its matrices' addresses from
+// the host: a generated pre-pass first copies such an operand (times its
+// factor) densely into the workspace, reading it through its view, the
+// transposes and reshapes around the gather included.
+//
 // The workspace, each region 256-byte aligned:
 //
 //   [alpha, beta]  2 floats           only with one-element factors
 //   q·a, kᵀ·b      element type       only for factors of more elements
+//   q, kᵀ, v       element type       only for operands read through gathers
 //   S              batch × queries × stride, score type
 //   P              batch × queries × stride, element type; S itself when
 //                  the score type is the element type (in place)
@@ -85,7 +93,7 @@ constexpr int64_t kMaxWarpRowKeys = 1024;
 constexpr int64_t kMaxBlockRowKeys = 8192;
 constexpr unsigned kSoftmaxThreads = 256;
 
-/// Q or Kᵀ as the first product reads it.
+/// Q, Kᵀ or V as a product reads it.
 struct ProductInput {
   /// The view read in place (the operand, or the side of operand · factor
   /// that is not one element).
@@ -93,7 +101,13 @@ struct ProductInput {
   /// A factor of more than one element: view · factor is first written
   /// densely into the workspace at `workspaceOffset`, and read from there.
   std::optional<AttentionView> prepassFactor;
+  /// The view (or the factor) goes through a gather: the generated
+  /// `cgc_attention_gathered_<role>` kernel writes view (· factor) densely
+  /// into the workspace at `workspaceOffset` instead.
+  bool gathered = false;
   uint64_t workspaceOffset = 0;
+
+  bool isPrepassed() const { return prepassFactor || gathered; }
 };
 
 /// The GEMM path's reading of a plan.
@@ -108,6 +122,8 @@ struct GemmPlan {
   llvm::SmallVector<AttentionView, 2> alphaFactors;
   /// The first product's alpha when no factor is read at launch.
   double hostAlpha = 1.0;
+  /// The second product's right operand.
+  ProductInput value;
   StridedProductPlan scores, output;
   /// Workspace byte offsets; the cuBLASLt workspace starts at libraryOffset.
   uint64_t scalarsOffset = 0, scoresOffset = 0, probabilitiesOffset = 0, libraryOffset = 0;
@@ -211,8 +227,20 @@ std::optional<std::string> planGemm(const AttentionPlan &plan, bool float32Score
       input.workspaceOffset = reserve(static_cast<uint64_t>(batches * rows * columns) * width);
     }
   };
+  // Operands read through gathers are copied first (their factors with
+  // them).
+  auto gather = [&](ProductInput &input, int64_t rows, int64_t columns) {
+    input.gathered = !input.view.selections.empty() ||
+                     (input.prepassFactor && !input.prepassFactor->selections.empty());
+    if (input.gathered && !input.prepassFactor)
+      input.workspaceOffset = reserve(static_cast<uint64_t>(batches * rows * columns) * width);
+  };
   readInput(plan.query, plan.queries, plan.embedding, gemm.query);
+  gather(gemm.query, plan.queries, plan.embedding);
   readInput(plan.key, plan.embedding, plan.keys, gemm.key);
+  gather(gemm.key, plan.embedding, plan.keys);
+  gemm.value.view = plan.value;
+  gather(gemm.value, plan.keys, plan.valueEmbedding);
   gemm.hostAlpha = plan.scale.value_or(1.0);
   gemm.scores.deviceScalars = !gemm.alphaFactors.empty();
   if (gemm.scores.deviceScalars)
@@ -223,7 +251,7 @@ std::optional<std::string> planGemm(const AttentionPlan &plan, bool float32Score
   std::optional<std::string> refusal;
   auto matrixOf = [&](const ProductInput &input, int64_t rows, int64_t columns, const char *role,
                       StridedMatrix &matrix, Shape &batchStrides) {
-    if (input.prepassFactor) {
+    if (input.isPrepassed()) {
       matrix = *makeStridedMatrix(dtype, rows, columns, columns, 1);
       batchStrides = denseBatchStrides(plan.batch, rows * columns);
       return;
@@ -257,11 +285,9 @@ std::optional<std::string> planGemm(const AttentionPlan &plan, bool float32Score
   // the plan's output view (dense without one). cuBLASLt writes row-major
   // matrices only: a strided output needs contiguous columns, its row
   // stride the leading dimension.
-  ProductInput value;
-  value.view = plan.value;
   gemm.output.lhs = *makeStridedMatrix(dtype, plan.queries, plan.keys, gemm.scoreStride, 1);
   strides[0] = strides[2];
-  matrixOf(value, plan.keys, plan.valueEmbedding, "value", gemm.output.rhs, strides[1]);
+  matrixOf(gemm.value, plan.keys, plan.valueEmbedding, "value", gemm.output.rhs, strides[1]);
   if (refusal)
     return refusal;
   if (plan.output) {
@@ -470,6 +496,80 @@ llvm::Error makeAttentionError(llvm::StringRef name, llvm::Error error) {
                                  inAttention(name, llvm::toString(std::move(error))));
 }
 
+/// The launch threads of a gathered copy.
+constexpr unsigned kGatherThreads = 256;
+
+/// The kernel `cgc_attention_gathered_<role>` (appended to the softmax's
+/// source) and its parameters: it writes `input` (a view through gathers,
+/// times its factor) of [batch..., rows, columns] densely, in the element
+/// type (the product rounded to it, as the mul layer stores it). One
+/// element per thread; the view's start and batch offset are computed per
+/// element, as the copy's cost is its bytes.
+struct GatheredCopy {
+  std::string name;
+  std::string source;
+  std::vector<int64_t> params;
+  int64_t count = 0;
+};
+
+GatheredCopy makeGatheredCopy(const AttentionPlan &plan, const ProductInput &input,
+                              llvm::StringRef role, int64_t rows, int64_t columns) {
+  GatheredCopy copy;
+  copy.name = ("cgc_attention_gathered_" + role).str();
+  copy.count = getNumElements(plan.batch) * rows * columns;
+  AttentionViewTable table(plan);
+  size_t view = table.add(input.view);
+  std::optional<size_t> factor;
+  if (input.prepassFactor)
+    factor = table.add(*input.prepassFactor);
+  size_t rank = table.getBatchRank();
+  copy.params = {copy.count, rows, columns};
+  appendBatchSizeParams(plan, copy.params);
+  table.appendViewParams(copy.params);
+
+  std::string product = "(float)(" + table.read(view, "row", "column") + ")";
+  if (factor)
+    product += " * (float)(" + table.read(*factor, "row", "column") + ")";
+  std::string params = copy.name + "_params";
+  llvm::raw_string_ostream os(copy.source);
+  os << "\nstruct " << params << " {\n"
+     << "  long long count, rows, columns;\n"
+     << "  long long batchSizes[" << rank << "];\n"
+     << "  long long views[" << table.size() << "][" << rank + 2 << "];\n"
+     << "};\n"
+     << "extern \"C\" __global__ void __launch_bounds__(" << kGatherThreads << ") " << copy.name
+     << "(";
+  for (auto [index, dtype] : llvm::enumerate(plan.inputTypes))
+    os << "const " << getStorageType(dtype) << " *in" << index << ", ";
+  os << getStorageType(plan.dtype) << " *out, " << params << " p) {\n"
+     << "  const long long step = (long long)gridDim.x * blockDim.x;\n"
+     << "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.count;\n"
+     << "       i += step) {\n"
+     << "    const long long matrixRow = i / p.columns, column = i - matrixRow * p.columns;\n"
+     << "    const long long batch = matrixRow / p.rows, row = matrixRow - batch * p.rows;\n"
+     << table.generateBatchBases() << "    out[i] = " << storeValue(plan.dtype, product) << ";\n"
+     << "  }\n"
+     << "}\n";
+  return copy;
+}
+
+/// The gathered copies of `gemm`'s operands, in launch order (Q, Kᵀ, V),
+/// each with the operand it writes.
+llvm::SmallVector<std::pair<GatheredCopy, const ProductInput *>, 3>
+makeGatheredCopies(const AttentionPlan &plan, const GemmPlan &gemm) {
+  llvm::SmallVector<std::pair<GatheredCopy, const ProductInput *>, 3> copies;
+  if (gemm.query.gathered)
+    copies.push_back(
+        {makeGatheredCopy(plan, gemm.query, "query", plan.queries, plan.embedding), &gemm.query});
+  if (gemm.key.gathered)
+    copies.push_back(
+        {makeGatheredCopy(plan, gemm.key, "key", plan.embedding, plan.keys), &gemm.key});
+  if (gemm.value.gathered)
+    copies.push_back({makeGatheredCopy(plan, gemm.value, "value", plan.keys, plan.valueEmbedding),
+                      &gemm.value});
+  return copies;
+}
+
 /// A pre-pass writing view · factor densely (as the mul layer computes it).
 llvm::Expected<Kernel> buildPrepass(const AttentionPlan &plan, const ProductInput &input,
                                     int64_t rows, int64_t columns, KernelContext::Impl &context,
@@ -508,10 +608,31 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
 
   // The generated kernels first: a compile-only context checks them.
   std::string source = generateSoftmaxSource(plan, gemm);
+  auto gatheredCopies = makeGatheredCopies(plan, gemm);
+  for (const auto &[copy, input] : gatheredCopies)
+    source += copy.source;
   llvm::Expected<DeviceFunction> softmax =
       context.getCompiler().getFunction(source, "cgc_attention_softmax");
   if (!softmax)
     return makeAttentionError(name, softmax.takeError());
+  /// A gathered copy as the launch runs it.
+  struct GatheredLaunch {
+    DeviceFunction function;
+    std::vector<int64_t> params;
+    unsigned blocks = 0;
+    uint64_t workspaceOffset = 0;
+  };
+  /// Per operand (Q, Kᵀ, V), when it is gathered.
+  std::array<std::optional<GatheredLaunch>, 3> gathered;
+  for (const auto &[copy, input] : gatheredCopies) {
+    llvm::Expected<DeviceFunction> function = context.getCompiler().getFunction(source, copy.name);
+    if (!function)
+      return makeAttentionError(name, function.takeError());
+    size_t at = input == &gemm.query ? 0 : input == &gemm.key ? 1 : 2;
+    gathered[at] = GatheredLaunch{std::move(*function), copy.params,
+                                  context.getGridSize(copy.count, kGatherThreads),
+                                  input->workspaceOffset};
+  }
   std::optional<DeviceFunction> alpha;
   if (!gemm.alphaFactors.empty()) {
     llvm::Expected<DeviceFunction> function =
@@ -521,13 +642,13 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
     alpha = std::move(*function);
   }
   std::optional<Kernel> queryPrepass, keyPrepass;
-  if (gemm.query.prepassFactor) {
+  if (gemm.query.prepassFactor && !gemm.query.gathered) {
     auto kernel = buildPrepass(plan, gemm.query, plan.queries, plan.embedding, context, op);
     if (!kernel)
       return makeAttentionError(name, kernel.takeError());
     queryPrepass = std::move(*kernel);
   }
-  if (gemm.key.prepassFactor) {
+  if (gemm.key.prepassFactor && !gemm.key.gathered) {
     auto kernel = buildPrepass(plan, gemm.key, plan.embedding, plan.keys, context, op);
     if (!kernel)
       return makeAttentionError(name, kernel.takeError());
@@ -564,7 +685,7 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
   auto launch = [gemm, kernelName, inputCount, valueInput, softmax = std::move(*softmax),
                  softmaxBlocks, params = std::move(params), alpha = std::move(alpha),
                  queryPrepass = std::move(queryPrepass), keyPrepass = std::move(keyPrepass),
-                 scoresProduct = std::move(*scoresProduct),
+                 gathered = std::move(gathered), scoresProduct = std::move(*scoresProduct),
                  outputProduct = std::move(*outputProduct),
                  libraryWorkspace](const LaunchArgs &args) -> std::string {
     std::string wrong = checkAttentionLaunchArgs(args, inputCount, kernelName);
@@ -588,10 +709,25 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
       if (error != cudaSuccess)
         return launchFailure(error);
     }
+    // An operand read through gathers: copied into the workspace first.
+    auto copyGathered = [&](const GatheredLaunch &copy, const void *&pointer) -> std::string {
+      void *written = workspace + copy.workspaceOffset;
+      arguments.push_back(&written);
+      arguments.push_back(const_cast<int64_t *>(copy.params.data()));
+      cudaError_t error = copy.function.launch(dim3(copy.blocks), dim3(kGatherThreads),
+                                               arguments.data(), 0, args.stream);
+      arguments.pop_back();
+      arguments.pop_back();
+      pointer = written;
+      return error == cudaSuccess ? std::string() : launchFailure(error);
+    };
     // Q·Kᵀ's operands: in place, or pre-passed into the workspace.
     auto productInput = [&](const ProductInput &input, const std::optional<Kernel> &prepass,
+                            const std::optional<GatheredLaunch> &copy,
                             const void *&pointer) -> std::string {
       pointer = inputs[input.view.input];
+      if (copy)
+        return copyGathered(*copy, pointer);
       if (!prepass)
         return "";
       void *written = workspace + input.workspaceOffset;
@@ -601,12 +737,17 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
       return prepass->launch(LaunchArgs{operands, outputs, nullptr, args.stream});
     };
     StridedProductOperands scoresOperands;
-    if (std::string message = productInput(gemm.query, queryPrepass, scoresOperands.lhs);
+    if (std::string message =
+            productInput(gemm.query, queryPrepass, gathered[0], scoresOperands.lhs);
         !message.empty())
       return message;
-    if (std::string message = productInput(gemm.key, keyPrepass, scoresOperands.rhs);
+    if (std::string message = productInput(gemm.key, keyPrepass, gathered[1], scoresOperands.rhs);
         !message.empty())
       return message;
+    const void *value = inputs[valueInput];
+    if (gathered[2])
+      if (std::string message = copyGathered(*gathered[2], value); !message.empty())
+        return message;
     void *scores = workspace + gemm.scoresOffset;
     void *probabilities = workspace + gemm.probabilitiesOffset;
     void *library = libraryWorkspace ? workspace + gemm.libraryOffset : nullptr;
@@ -628,7 +769,7 @@ llvm::Expected<Kernel> buildGemmAttentionKernel(const AttentionPlan &plan,
 
     StridedProductOperands outputOperands;
     outputOperands.lhs = probabilities;
-    outputOperands.rhs = inputs[valueInput];
+    outputOperands.rhs = value;
     outputOperands.output = args.outputs[0];
     return enqueueLtStridedProduct(*outputProduct, gemm.output, outputOperands, library,
                                    args.stream, kernelName);

@@ -96,7 +96,9 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
   // walks backwards; an output view must give every element its own place.
   auto hasNegativeStride = [](const AttentionView &view) {
     return view.rowStride < 0 || view.columnStride < 0 ||
-           llvm::any_of(view.batchStrides, [](int64_t stride) { return stride < 0; });
+           llvm::any_of(view.batchStrides, [](int64_t stride) { return stride < 0; }) ||
+           llvm::any_of(view.selections,
+                        [](const AttentionSelection &selection) { return selection.stride < 0; });
   };
   llvm::SmallVector<const AttentionView *, 8> inputs = {&plan.query.view, &plan.key.view,
                                                         &plan.value};
@@ -108,6 +110,13 @@ std::optional<std::string> getUnimplementedAttentionFeature(const AttentionPlan 
       inputs.push_back(&*step.operand);
   if (llvm::any_of(inputs, [&](const AttentionView *view) { return hasNegativeStride(*view); }))
     return std::string("a tensor read with a negative stride");
+  for (const AttentionView *view : inputs)
+    for (const AttentionSelection &selection : view->selections)
+      if (selection.indexType != DType::I32 && selection.indexType != DType::I64)
+        return std::string("a gather index of element type ") +
+               getDTypeName(selection.indexType);
+  if (plan.output && !plan.output->selections.empty())
+    return std::string("an output written through a gather");
   if (plan.output) {
     if (plan.output->batchStrides.size() != plan.batch.size())
       return "an output view of " + std::to_string(plan.output->batchStrides.size()) +
@@ -412,13 +421,16 @@ static std::optional<AttentionPath> getForcedPath() {
   return forced;
 }
 
-/// The last element of `view` over [batch..., rows, columns], plus one.
+/// The last element of `view` over [batch..., rows, columns], plus one
+/// (at the farthest index of each selection).
 static int64_t getViewReach(const AttentionPlan &plan, const AttentionView &view, int64_t rows,
                             int64_t columns) {
   int64_t last = (std::max<int64_t>(rows, 1) - 1) * view.rowStride +
                  (std::max<int64_t>(columns, 1) - 1) * view.columnStride;
   for (auto [size, stride] : llvm::zip(plan.batch, view.batchStrides))
     last += (size - 1) * stride;
+  for (const AttentionSelection &selection : view.selections)
+    last += (selection.size - 1) * selection.stride;
   return last + 1;
 }
 

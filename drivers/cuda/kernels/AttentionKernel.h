@@ -11,8 +11,9 @@
 // family (FusedAttention.cpp), which recognizes the layers an exporter
 // writes out (matmul, scaling and mask layers, softmax, matmul). Every
 // tensor is read through a view of strides over the output's batch
-// dimensions, so broadcast operands, Kᵀ given transposed or not, and masks
-// of any broadcast shape need no copies.
+// dimensions, so broadcast operands, Kᵀ given transposed or not, masks of
+// any broadcast shape and slices that a gather of one index picks (the
+// index read on the device) need no copies.
 //
 // A plan also runs two other ways. For float16 and bfloat16 at head
 // dimensions that are multiples of 16 (up to 128), the tensor-core flash
@@ -47,9 +48,25 @@ constexpr int64_t kMaxAttentionHeadDim = 128;
 /// The most score adjustments (scaling and mask layers) one kernel applies.
 constexpr size_t kMaxAttentionScoreSteps = 8;
 
+/// A gather of one index on a view's way from its tensor (nn.MultiheadAttention's
+/// q, k and v are slices of one projection): the view starts `stride`
+/// elements further per unit of the index, which the kernel reads from the
+/// one element of input `input` when it runs (a constant bound at dispatch,
+/// unknown when the kernel is built). Indices in [-size, size) are valid,
+/// negative ones counting from the end (ONNX); the kernel clamps others
+/// into the tensor (ONNX makes them an error; the per-layer gather reads
+/// zeros).
+struct AttentionSelection {
+  unsigned input = 0;
+  /// I32 or I64.
+  DType indexType = DType::I64;
+  int64_t size = 0, stride = 0;
+};
+
 /// Where the kernel reads a tensor as a matrix per batch: the element of
-/// (batch coordinates, row, column) is at Σ coordinate × batchStrides +
-/// row × rowStride + column × columnStride (0 strides where it broadcasts).
+/// (batch coordinates, row, column) is at start + Σ coordinate ×
+/// batchStrides + row × rowStride + column × columnStride (0 strides where
+/// it broadcasts), the start being Σ index × stride over `selections`.
 struct AttentionView {
   /// Index of the tensor in LaunchArgs.inputs.
   unsigned input = 0;
@@ -57,6 +74,7 @@ struct AttentionView {
   /// One per batch dimension of the attention's output.
   Shape batchStrides;
   int64_t rowStride = 0, columnStride = 0;
+  llvm::SmallVector<AttentionSelection, 1> selections;
 };
 
 /// A view read over `targetShape` ([batch..., rows, columns]) of input

@@ -48,7 +48,11 @@
 // 0, so a query whose every key is masked gets 0/0 = NaN, an attention over
 // no keys gives 0, and with the NaN guard a fully masked query gets r times
 // the sum of the values over all keys (the block then walks every key tile,
-// causal or not, and sums V's columns as it stages them).
+// causal or not; V's column sums are read from device memory afterwards,
+// only by blocks that have such a query).
+//
+// The parameter block's values (sizes and strides) are emitted as
+// constants of the generated source, which is built for one plan anyway.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,8 +148,12 @@ bool isVectorReadable(const AttentionPlan &plan, const AttentionView &view, bool
                       bool hasFactor) {
   int64_t contiguous = innerIsColumn ? view.columnStride : view.rowStride;
   int64_t other = innerIsColumn ? view.rowStride : view.columnStride;
+  // A gather's start moves by its stride: a multiple of 8 keeps it aligned.
   return !hasFactor && view.dtype == plan.dtype && contiguous == 1 && other % 8 == 0 &&
-         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride % 8 == 0; });
+         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride % 8 == 0; }) &&
+         llvm::all_of(view.selections, [](const AttentionSelection &selection) {
+           return selection.stride % 8 == 0;
+         });
 }
 
 /// The statements staging `staging`, every one of the block's `threads`
@@ -277,6 +285,46 @@ CGC_DEVICE unsigned int cgc_pack(float low, float high) {
   for (size_t at = helpers.find("TYPE"); at != std::string::npos; at = helpers.find("TYPE", at))
     helpers.replace(at, 4, type);
   return helpers;
+}
+
+/// The kernel's parameter block of `plan`: batches, queries, keys, the
+/// batch sizes and the views' strides (cgc_attention_params' layout).
+std::vector<int64_t> getTensorCoreParams(const AttentionPlan &plan) {
+  std::vector<int64_t> params = {getNumElements(plan.batch), plan.queries, plan.keys};
+  appendBatchSizeParams(plan, params);
+  TensorCoreViews views(plan);
+  views.table.appendViewParams(params);
+  return params;
+}
+
+/// Whether every index the kernel computes fits in 32 bits: each view's
+/// farthest offset, with a tile's overrun past every bound, stays below
+/// 2^30 (the kernel then indexes with int, which takes half the registers
+/// and instructions of 64-bit arithmetic).
+bool fitsInt32Indices(const AttentionPlan &plan) {
+  TensorCoreViews views(plan);
+  int64_t extent = std::max({plan.queries, plan.keys, plan.embedding, plan.valueEmbedding}) + 128;
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  if (getNumElements(plan.batch) >= kLimit || extent >= kLimit)
+    return false;
+  for (const AttentionView *view : views.table.getViews()) {
+    int64_t reach = extent * (std::abs(view->rowStride) + std::abs(view->columnStride));
+    for (auto [size, stride] : llvm::zip(plan.batch, view->batchStrides))
+      reach += (size - 1) * std::abs(stride);
+    for (const AttentionSelection &selection : view->selections)
+      reach += (selection.size - 1) * std::abs(selection.stride);
+    if (reach >= kLimit)
+      return false;
+  }
+  return true;
+}
+
+/// `values` as a braced C++ initializer list.
+std::string formatInitializer(llvm::ArrayRef<int64_t> values) {
+  std::string text = "{";
+  for (auto [index, value] : llvm::enumerate(values))
+    text += (index ? ", " : "") + std::to_string(value) + "ll";
+  return text + "}";
 }
 
 } // namespace
@@ -426,12 +474,42 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "  long long batchSizes[" << rank << "];\n"
      << "  long long views[" << viewCount << "][" << rank + 2 << "];\n"
      << "};\n\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(" << threads
-     << ") cgc_attention_tensor_core(";
+  // With 32-bit indices the kernel fits 128 registers a thread (a few
+  // bytes spill), so 16 warps share a multiprocessor instead of 8: blocks
+  // of 128 threads are latency-bound, and more of them hide it.
+  bool int32Indices = fitsInt32Indices(plan);
+  os << "extern \"C\" __global__ void __launch_bounds__(" << threads;
+  if (int32Indices)
+    os << ", " << 512 / threads;
+  os << ") cgc_attention_tensor_core(";
   for (auto [index, dtype] : llvm::enumerate(plan.inputTypes))
     os << "const " << getStorageType(dtype) << " *in" << index << ", ";
-  os << "unsigned short *out, cgc_attention_params p) {\n"
-     << "  constexpr int E = " << e << ", EV = " << ev << ";\n"
+  os << "unsigned short *out, cgc_attention_params) {\n"
+     << "  constexpr int E = " << e << ", EV = " << ev << ";\n";
+  // The parameter block's values are known here (the source is generated
+  // for one plan): as constants, strides fold into the address arithmetic,
+  // divisions by batch sizes become multiplications, and bounds checks
+  // that tiles always pass disappear. The launch still passes the block.
+  {
+    std::vector<int64_t> params = getTensorCoreParams(plan);
+    llvm::ArrayRef<int64_t> values(params);
+    os << "  struct cgc_attention_constants {\n"
+       << "    long long batches, queries, keys;\n"
+       << "    long long batchSizes[" << rank << "];\n"
+       << "    long long views[" << viewCount << "][" << rank + 2 << "];\n"
+       << "  };\n"
+       << "  constexpr cgc_attention_constants p = {" << values[0] << "ll, " << values[1]
+       << "ll, " << values[2] << "ll, " << formatInitializer(values.slice(3, rank)) << ", {";
+    for (size_t view = 0; view < viewCount; ++view)
+      os << (view ? ", " : "")
+         << formatInitializer(values.slice(3 + rank + view * (rank + 2), rank + 2));
+    os << "}};\n";
+  }
+  // Every integer index below is written `long long`; the shared view
+  // code (AttentionCodegen.h) is too. With 32-bit indices they all
+  // become int.
+  size_t bodyStart = source.size();
+  os
      << "  __shared__ __align__(16) unsigned short keyTile[" << keyTileElements << "];\n"
      << "  // V's tile, and Q's until the first V tile is staged.\n"
      << "  __shared__ __align__(16) unsigned short valueTile[" << valueTileElements << "];\n";
@@ -463,8 +541,6 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
        << " ? p.keys : firstQuery + " << queryTile << ";\n";
   else
     os << "  const long long keyEnd = p.keys;\n";
-  // Each thread sums V's columns threadIdx.x + c · threads.
-  int64_t sumsPerThread = (ev + threads - 1) / threads;
   os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
      << table.generateBatchBases()
      << "    // The previous batch matrix's reads of the tiles are done.\n"
@@ -490,11 +566,6 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      output[n][0] = output[n][1] = output[n][2] = output[n][3] = 0.0f;\n"
      << "    float runningMax[2] = {negativeInfinity, negativeInfinity};\n"
      << "    float runningSum[2] = {0.0f, 0.0f};\n";
-  if (guarded)
-    os << "    float columnSum[" << sumsPerThread << "];\n"
-       << "#pragma unroll\n"
-       << "    for (int c = 0; c < " << sumsPerThread << "; ++c)\n"
-       << "      columnSum[c] = 0.0f;\n";
   os << "    for (long long keyStart = 0; keyStart < keyEnd; keyStart += 64) {\n"
      << "      // Kᵀ's tile has landed, and every warp is done with V's buffer\n"
      << "      // (the previous tile's P·V; the first time, Q's fragments).\n"
@@ -594,19 +665,6 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      // V's tile has landed, and every warp is done with Kᵀ's buffer.\n"
      << "      cgc_copy_wait();\n"
      << "      __syncthreads();\n";
-  if (guarded)
-    // Keys past the end were staged as zeros.
-    os << "#pragma unroll\n"
-       << "      for (int c = 0; c < " << sumsPerThread << "; ++c) {\n"
-       << "        const int column = threadIdx.x + c * " << threads << ";\n"
-       << "        if (column < EV)\n"
-       << "          for (int k = 0; k < 64; ++k)\n"
-       << "            columnSum[c] += "
-       << loadValue(plan.dtype, valueByColumn
-                                    ? "valueTile[column * " + number(valueStride) + " + k]"
-                                    : "valueTile[k * " + number(valueStride) + " + column]")
-       << ";\n"
-       << "      }\n";
   os << "      // The next Kᵀ tile is copied while P·V runs.\n"
      << "      if (keyStart + 64 < keyEnd) {\n"
      << "        const long long keyOrigin = keyStart + 64;\n"
@@ -626,12 +684,20 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "    }\n";
   if (guarded) {
     unsigned input = *plan.nanReplacementInput;
-    os << "    __syncthreads();\n"
-       << "#pragma unroll\n"
-       << "    for (int c = 0; c < " << sumsPerThread << "; ++c)\n"
-       << "      if (threadIdx.x + c * " << threads << " < EV)\n"
-       << "        valueSums[threadIdx.x + c * " << threads << "] = columnSum[c];\n"
-       << "    __syncthreads();\n"
+    // Only a query whose every key is masked (a sum of 0) needs V's
+    // column sums: they are summed, in key order, only when some query of
+    // the block does (BERT's padding never masks a whole row).
+    os << "    const bool needsSums = p.keys != 0 && ((query0 < p.queries && runningSum[0] == "
+          "0.0f) || (query1 < p.queries && runningSum[1] == 0.0f));\n"
+       << "    if (__syncthreads_or(needsSums)) {\n"
+       << "      for (int column = threadIdx.x; column < EV; column += " << threads << ") {\n"
+       << "        float sum = 0.0f;\n"
+       << "        for (long long key = 0; key < p.keys; ++key)\n"
+       << "          sum += (float)(" << table.read(views.value, "key", "column") << ");\n"
+       << "        valueSums[column] = sum;\n"
+       << "      }\n"
+       << "      __syncthreads();\n"
+       << "    }\n"
        << "    const float replacement = "
        << loadValue(plan.inputTypes[input], "in" + std::to_string(input) + "[0]") << ";\n";
   }
@@ -668,6 +734,18 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "    }\n"
      << "  }\n"
      << "}\n";
+  if (int32Indices) {
+    std::string body = source.substr(bodyStart);
+    // (A pointer's `unsigned long long` stays.)
+    for (size_t at = body.find("long long"); at != std::string::npos;
+         at = body.find("long long", at + 1)) {
+      if (at >= 9 && body.compare(at - 9, 9, "unsigned ") == 0)
+        continue;
+      body.replace(at, 9, "int");
+    }
+    source.resize(bodyStart);
+    source += body;
+  }
   return source;
 }
 
@@ -697,12 +775,7 @@ llvm::Expected<Kernel> buildTensorCoreAttentionKernel(const AttentionPlan &plan,
   if (!function)
     return makeError(llvm::toString(function.takeError()));
 
-  std::vector<int64_t> params = {batches, plan.queries, plan.keys};
-  appendBatchSizeParams(plan, params);
-  {
-    TensorCoreViews views(plan);
-    views.table.appendViewParams(params);
-  }
+  std::vector<int64_t> params = getTensorCoreParams(plan);
   auto tiles =
       static_cast<unsigned>((plan.queries + tiling.getQueryTile() - 1) / tiling.getQueryTile());
   auto batchBlocks = static_cast<unsigned>(std::min(batches, kMaxBatchBlocks));

@@ -1,17 +1,26 @@
 //===- ElementwiseCodegen.h - generated strided elementwise kernels -*- C++ -*-===//
 //
-// One kernel shape serves every layer that computes each output element
-// from operand elements found through strides: elementwise layers (strides
-// 0 where an operand broadcasts), and transpose, slice and expand (a single
+// One spec serves every layer that computes each output element from
+// operand elements found through strides: elementwise layers (strides 0
+// where an operand broadcasts), and transpose, slice and expand (a single
 // operand read through permuted, stepped or zero strides). The output is
-// written densely in row-major order.
+// written densely in row-major order. Two kernel shapes implement it
+// (ElementwiseCodegen.cpp):
 //
-// The generated source is specialized on the expression, the element types
-// and the number of dimensions left after merging the ones every operand
-// walks contiguously; sizes, strides and offsets are kernel parameters, so
-// layers that differ only in shape share one compiled module. Fused
-// elementwise kernels use the same shape with statements between the reads
-// and the writes, and several outputs.
+// - dense (`cgc_dense`): every operand is one element everywhere or is read
+//   at the output's index plus its start (same-shape layers, the epilogues
+//   after cuBLASLt and cuDNN). A thread takes chunks of 16 bytes of the
+//   widest type, moved with vector accesses when every buffer is aligned.
+// - strided (`cgc_strided`): everything else; each element's offsets come
+//   from its index split over the merged loop nest.
+//
+// The generated source is specialized on the expression, the element types,
+// which operands are one element, and (strided) the number of dimensions
+// left after merging the ones every operand walks contiguously; sizes,
+// strides and offsets are kernel parameters, so layers that differ only in
+// shape share one compiled module. Fused elementwise kernels use the same
+// shapes with statements between the reads and the writes, and several
+// outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +29,9 @@
 
 #include "KernelContextImpl.h"
 #include "KernelSupport.h"
+
+#include <cstdint>
+#include <vector>
 
 namespace cgc::cuda {
 
@@ -79,6 +91,67 @@ struct MergedLoops {
 };
 MergedLoops mergeStridedLoops(llvm::ArrayRef<int64_t> outputShape,
                               llvm::ArrayRef<StridedOperand> operands);
+
+/// Which kernel shape a spec runs (see the file comment).
+enum class StridedKernelKind {
+  Dense,
+  Strided,
+};
+
+/// The kernel a spec runs and how it reads each operand.
+struct StridedKernelPlan {
+  StridedKernelKind kind = StridedKernelKind::Strided;
+  /// The merged loop nest (mergeStridedLoops).
+  MergedLoops loops;
+  /// Per operand: the same element at every output index, read once per
+  /// thread.
+  llvm::SmallVector<bool, 3> uniform;
+  /// Dense: elements per chunk, 16 bytes of the widest type read (uniform
+  /// operands aside) or written.
+  int64_t chunk = 1;
+  /// Whether 32-bit indices reach every element.
+  bool narrow = true;
+};
+
+/// The plan of a non-empty spec. A plain copy of one operand may still run
+/// a kernel of StridedCopy.h instead.
+StridedKernelPlan planStridedKernel(const StridedKernelSpec &spec);
+
+/// One launch of a generated kernel: its grid (of 256-thread blocks) and
+/// its parameter block, laid out as the generated struct (`cgc_dense_params`:
+/// count, starts[max(operands, 1)], vectorized).
+struct StridedKernelLaunch {
+  unsigned blocks = 1;
+  std::vector<int64_t> params;
+};
+
+/// The two launches of a dense plan and what picks one: the vectorized one
+/// when every operand that is not one element (at its start) and every
+/// output is aligned to the bytes of its chunk, the one-element-at-a-time
+/// one otherwise. Built once per kernel; `choose` runs at every launch.
+struct DenseLaunches {
+  StridedKernelLaunch vectorized, elements;
+  /// Per operand: the bytes its chunks span (0 for one-element operands)
+  /// and the bytes its start lies past the pointer.
+  llvm::SmallVector<uint64_t, 4> operandBytes, operandStarts;
+  /// Per output: the bytes its chunks span.
+  llvm::SmallVector<uint64_t, 2> outputBytes;
+
+  const StridedKernelLaunch &choose(llvm::ArrayRef<const void *> inputs,
+                                    llvm::ArrayRef<void *> outputs) const;
+};
+DenseLaunches getDenseLaunches(const StridedKernelSpec &spec, const StridedKernelPlan &plan,
+                               const KernelContext::Impl &context);
+
+/// Division of an index in [0, 2^31) by `divisor` in [1, 2^31) as a
+/// multiply-high (Granlund and Montgomery): n / divisor ==
+/// (umulhi(n, magic) + n) >> shift. The 32-bit strided kernel divides by
+/// the loop sizes this way; the sum cannot overflow since n < 2^31.
+struct IndexDivisor {
+  uint32_t magic = 1;
+  uint32_t shift = 0;
+};
+IndexDivisor getIndexDivisor(int64_t divisor);
 
 /// The spec of an operand of `operandShape` broadcast (numpy) to
 /// `outputShape`.

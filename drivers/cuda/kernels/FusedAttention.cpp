@@ -22,13 +22,20 @@
 // Exporters split the heads out of [batch, sequence, heads · E] with a
 // reshape and a transpose before attention and merge them back after it
 // (BERT: transpose[0,2,1,3](reshape(x)); ViT: reshape(transpose(reshape(x))),
-// the result through transpose[2,0,1,3] and a reshape). Those layers only
-// move elements, so the kernel does them itself: chains of cgc_op.transpose
-// and cgc_op.reshape from a definition argument to a matmul operand (or to
-// a scaling mul's operand, or a score layer's) compose into the operand's
-// view (StridedView.h), and a chain from the last matmul to the result
-// into the plan's output view, where each element of attention's result is
-// written. A reshape that strides cannot express is an error naming it.
+// the result through transpose[2,0,1,3] and a reshape). torch's
+// nn.MultiheadAttention first splits q, k and v out of one projection
+// [S, B, 3·H·E]: reshapes, a transpose bringing the 3 to the front, and a
+// cgc_op.gather of index 0, 1 or 2 each. Those layers only move elements,
+// so the kernel does them itself: chains of cgc_op.transpose,
+// cgc_op.reshape and gathers of a one-element index argument from a
+// definition argument to a matmul operand (or to a scaling mul's operand,
+// or a score layer's) compose into the operand's view (StridedView.h; a
+// gather's index becomes a selection the kernel reads on the device, as
+// constants are bound only at dispatch), and a chain of transposes and
+// reshapes from the last matmul to the result into the plan's output
+// view, where each element of attention's result is written. The chains
+// of q, k and v may share their first layers. A reshape that strides
+// cannot express is an error naming it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,8 +58,9 @@ namespace {
 
 constexpr const char *kFamily = "attention";
 
-/// A definition argument and the cgc_op.transpose and cgc_op.reshape
-/// layers that lead from it to a value, in order (none: the argument).
+/// A definition argument and the cgc_op.transpose, cgc_op.reshape and
+/// cgc_op.gather (of a one-element index argument) layers that lead from it
+/// to a value, in order (none: the argument).
 struct ArgumentChain {
   mlir::BlockArgument argument;
   llvm::SmallVector<mlir::Operation *, 4> layers;
@@ -74,14 +82,23 @@ llvm::ArrayRef<int64_t> getShape(mlir::Value value) {
   return llvm::cast<TensorType>(value.getType()).getShape();
 }
 
-/// `layers` (transposes and reshapes) as StridedView.h's layers.
+/// `layers` (transposes, reshapes and gathers of a one-element index
+/// argument, whose number names the selection's source) as StridedView.h's
+/// layers.
 llvm::SmallVector<ViewLayer, 4> toViewLayers(llvm::ArrayRef<mlir::Operation *> layers) {
   llvm::SmallVector<ViewLayer, 4> viewLayers;
   for (mlir::Operation *layer : layers) {
-    if (auto transpose = llvm::dyn_cast<TransposeOp>(layer))
+    if (auto transpose = llvm::dyn_cast<TransposeOp>(layer)) {
       viewLayers.push_back(ViewLayer::transpose(getPermutation(transpose)));
-    else
+    } else if (auto gather = llvm::dyn_cast<GatherOp>(layer)) {
+      auto index = llvm::cast<mlir::BlockArgument>(gather.getIndices());
+      int64_t axis = normalizeAxis(static_cast<int64_t>(gather.getAxis()),
+                                   static_cast<int64_t>(getShape(gather.getData()).size()));
+      viewLayers.push_back(
+          ViewLayer::select(axis, index.getArgNumber(), getShape(gather.getIndices())));
+    } else {
       viewLayers.push_back(ViewLayer::reshape(getShape(layer->getResult(0))));
+    }
   }
   return viewLayers;
 }
@@ -100,6 +117,16 @@ std::string describeReshape(mlir::Operation *reshape) {
           formatShape(getShape(reshape->getOperand(0))) + " to " +
           formatShape(getShape(reshape->getResult(0))))
       .str();
+}
+
+/// Why reading through `layer`, the one composeViews names, is not a view.
+std::string describeUnreadableLayer(mlir::Operation *layer) {
+  if (auto gather = llvm::dyn_cast<GatherOp>(layer))
+    return (gather->getName().getStringRef() + " of " + formatShape(getShape(gather.getData())) +
+            " along axis " + llvm::Twine(static_cast<int64_t>(gather.getAxis())) +
+            ", which selects from an empty dimension,")
+        .str();
+  return describeReshape(layer) + ", which merges dimensions that are not contiguous in memory,";
 }
 
 /// Whether `view` walks `view.shape` densely (strides of size-1
@@ -136,8 +163,9 @@ private:
     auto argument = llvm::dyn_cast<mlir::BlockArgument>(value);
     return argument && argument.getOwner() == &definition.getBody().front() ? argument : nullptr;
   }
-  /// The definition argument `value` is, seen through transposes and
-  /// reshapes, or std::nullopt.
+  /// The definition argument `value` is, seen through transposes,
+  /// reshapes and gathers of a one-element index argument, or
+  /// std::nullopt.
   std::optional<ArgumentChain> traceArgument(mlir::Value value);
   /// The view over `targetShape` of `chain` (its argument seen through its
   /// layers, which become covered); `role` ("query") names it in errors.
@@ -165,9 +193,15 @@ private:
 
 std::optional<ArgumentChain> AttentionReader::traceArgument(mlir::Value value) {
   ArgumentChain chain;
+  // A gather of one index given as an argument selects a slice: a view.
+  auto isSelection = [&](mlir::Operation *layer) {
+    auto gather = llvm::dyn_cast<GatherOp>(layer);
+    return gather && getArgument(gather.getIndices()) &&
+           getNumElements(getShape(gather.getIndices())) == 1;
+  };
   while (!(chain.argument = getArgument(value))) {
     mlir::Operation *layer = value.getDefiningOp();
-    if (!layer || !llvm::isa<TransposeOp, ReshapeOp>(layer))
+    if (!layer || !(llvm::isa<TransposeOp, ReshapeOp>(layer) || isSelection(layer)))
       return std::nullopt;
     chain.layers.push_back(layer);
     value = layer->getOperand(0);
@@ -195,8 +229,7 @@ llvm::Expected<AttentionView> AttentionReader::makeView(const ArgumentChain &cha
       composeViews(StridedView::dense(type.getShape()), toViewLayers(chain.layers), &failed);
   if (!view)
     return unimplemented("reading the " + role + " through " +
-                         describeReshape(chain.layers[failed]) +
-                         ", which merges dimensions that are not contiguous in memory,");
+                         describeUnreadableLayer(chain.layers[failed]));
   if (view->shape.size() > targetShape.size())
     return fail("argument " + llvm::Twine(argument.getArgNumber()) +
                 " has more dimensions than the attention");
@@ -210,6 +243,19 @@ llvm::Expected<AttentionView> AttentionReader::makeView(const ArgumentChain &cha
   result.batchStrides.assign(strides->begin(), strides->end() - 2);
   result.rowStride = strides->end()[-2];
   result.columnStride = strides->back();
+  for (const ViewSelection &selection : view->selections) {
+    mlir::Type indexType =
+        llvm::cast<TensorType>(definition.getBody().getArgument(selection.source).getType())
+            .getElementType();
+    std::optional<DType> indexDType = toDType(indexType);
+    if (!indexDType || (*indexDType != DType::I32 && *indexDType != DType::I64)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << indexType;
+      return unimplemented("a gather index of element type " + text);
+    }
+    result.selections.push_back({selection.source, *indexDType, selection.size, selection.stride});
+  }
   return result;
 }
 

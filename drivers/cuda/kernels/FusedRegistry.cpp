@@ -8,8 +8,8 @@ namespace cgc::cuda {
 
 namespace {
 
-const FusedFamily *const kFamilies[] = {&kFusedConvolution, &kFusedMatmul, &kFusedAttention,
-                                        &kFusedNormalization, &kFusedElementwise};
+const FusedFamily *const kFamilies[] = {&kFusedConvolution,   &kFusedMatmul,      &kFusedAttention,
+                                        &kFusedNormalization, &kFusedElementwise, &kFusedPooling};
 
 } // namespace
 

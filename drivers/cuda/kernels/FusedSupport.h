@@ -33,12 +33,13 @@ struct FusedFamily {
 
 /// The families, in the order the registry asks them. Each is defined in its
 /// own file (FusedConvolution.cpp, FusedMatmul.cpp, FusedAttention.cpp,
-/// FusedNormalization.cpp, FusedElementwise.cpp).
+/// FusedNormalization.cpp, FusedElementwise.cpp, FusedPooling.cpp).
 extern const FusedFamily kFusedConvolution;
 extern const FusedFamily kFusedMatmul;
 extern const FusedFamily kFusedAttention;
 extern const FusedFamily kFusedNormalization;
 extern const FusedFamily kFusedElementwise;
+extern const FusedFamily kFusedPooling;
 
 /// The layers of `definition` in order (its body without the terminator).
 llvm::SmallVector<mlir::Operation *, 8> getDefinitionLayers(FunctionalDefinitionOp definition);

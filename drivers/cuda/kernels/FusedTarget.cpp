@@ -33,6 +33,9 @@ constexpr drivers::PatternSource kPatternFiles[] = {
     {"patterns/elementwise.mlir",
 #include "elementwise.mlir.inc"
     },
+    {"patterns/pooling.mlir",
+#include "pooling.mlir.inc"
+    },
 };
 
 /// Whether one fused kernel implements `subgraph` whole (checked without a
@@ -55,8 +58,9 @@ bool isFused(SubgraphOp subgraph) {
 
 const drivers::FusedTarget &getFusedTarget() {
   // Channels-last: cuDNN's float16 and bfloat16 tensor-core engines want
-  // NHWC activations, and conv_nhwc_bias_activation runs the compiler's
-  // channels-last form of each convolution without a transpose.
+  // NHWC activations, and conv_nhwc_bias_activation (and the NHWC pools)
+  // run the compiler's channels-last form of each convolution (and pool)
+  // without a transpose.
   static const drivers::FusedTarget target{"CUDA", kPatternFiles, isFused, "channels_last"};
   return target;
 }

@@ -7,16 +7,23 @@
 // computes it; division and square root stay IEEE (NVRTC's defaults, no
 // fast math).
 //
+// CGC_CUDA_DUMP_SOURCES=DIR writes each generated source to
+// DIR/<kernel>-<hash>.cu before it is compiled, to read or profile it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Nvrtc.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <vector>
 
@@ -104,6 +111,21 @@ llvm::Expected<std::string> NvrtcCompiler::compile(const std::string &source) {
   return binary;
 }
 
+/// Writes `source` to $CGC_CUDA_DUMP_SOURCES/<name>-<hash>.cu when that is
+/// set (best effort: a failed write only loses the copy).
+static void dumpSource(const std::string &source, llvm::StringRef name) {
+  const char *directory = std::getenv("CGC_CUDA_DUMP_SOURCES");
+  if (!directory || !*directory)
+    return;
+  (void)llvm::sys::fs::create_directories(directory);
+  std::string path = std::string(directory) + "/" + name.str() + "-" +
+                     std::to_string(std::hash<std::string>{}(source) % 1000000007u) + ".cu";
+  std::error_code error;
+  llvm::raw_fd_ostream file(path, error);
+  if (!error)
+    file << source;
+}
+
 llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &source,
                                                           llvm::StringRef name) {
   std::shared_ptr<DeviceModule> module;
@@ -119,6 +141,7 @@ llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &sou
     // Compile outside the lock: other layers keep building meanwhile. Two
     // threads compiling the same source both succeed; the first to insert
     // wins and the other module is unloaded.
+    dumpSource(source, name);
     llvm::Expected<std::string> binary = compile(source);
     if (!binary)
       return binary.takeError();

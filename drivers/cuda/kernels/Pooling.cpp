@@ -5,13 +5,15 @@
 // (and, for count_include_pad, inside the padded input), then a walk over
 // that box. Maxima propagate NaN; averages sum in double. ONNX's ceil_mode
 // needs nothing here: it only changes the output size, and windows that
-// run past the end padding do not count the overhang. The global pools are
-// reductions (Reduction.cpp).
+// run past the end padding do not count the overhang. The window range is
+// PoolingCodegen.h's, which the channels-last kernel (FusedPooling.cpp)
+// shares. The global pools are reductions (Reduction.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DeviceCode.h"
 #include "KernelContextImpl.h"
+#include "PoolingCodegen.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -48,25 +50,7 @@ static std::string generatePoolSource(DType dtype, size_t rank, bool isMax, bool
   os << "struct cgc_pool_params {\n  long long planes, inputPositions, outputPositions;\n"
      << "  long long g[" << rank * kFieldCount << "];\n};\n";
   os << "#define CGC_G(field, dim) p.g[(field) * " << rank << " + (dim)]\n";
-  // Kernel offsets [first, end) whose coordinate origin + k * dilation lies
-  // in [low, high).
-  os << R"cuda(CGC_DEVICE long long cgc_floor_div(long long a, long long b) {
-  long long quotient = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? quotient - 1 : quotient;
-}
-CGC_DEVICE void cgc_kernel_range(long long origin, long long dilation, long long kernel,
-                                 long long low, long long high, long long &first,
-                                 long long &end) {
-  first = -cgc_floor_div(-(low - origin), dilation);
-  if (first < 0)
-    first = 0;
-  end = cgc_floor_div(high - 1 - origin, dilation) + 1;
-  if (end > kernel)
-    end = kernel;
-  if (end < first)
-    end = first;
-}
-)cuda";
+  os << getKernelRangeSource();
   os << "extern \"C\" __global__ void __launch_bounds__(256) cgc_pool(const " << storage << " *in, "
      << storage << R"cuda( *out, cgc_pool_params p) {
   long long count = p.planes * p.outputPositions;

@@ -1,22 +1,33 @@
-//===- StridedView.h - transposes and reshapes as strides -------*- C++ -*-===//
+//===- StridedView.h - transposes, reshapes and selections as strides -*- C++ -*-===//
 //
 // Exporters write transposes and reshapes around the layers a fused kernel
-// implements (BERT's and ViT's attention splits and merges its heads so).
-// Each of those layers only renames where elements are, so a kernel can
-// read its input, or write its output, in place through strides instead of
-// running them as copies. This file composes such a chain of layers into
-// one strided view; it knows nothing of MLIR, so that it is tested alone.
+// implements (BERT's and ViT's attention splits and merges its heads so),
+// and gathers of one index that pick one slice of a tensor (torch's
+// nn.MultiheadAttention splits its fused q/k/v projection so). Each of
+// those layers only renames where elements are, so a kernel can read its
+// input, or write its output, in place through strides instead of running
+// them as copies. This file composes such a chain of layers into one
+// strided view; it knows nothing of MLIR, so that it is tested alone.
 //
-// A view of a dense tensor has a shape and one stride per dimension: the
-// element at index i is at Σ i_d · strides_d. A transpose permutes the
-// dimensions and their strides. A reshape keeps the row-major order of the
-// elements: it splits dimensions (always possible: the parts take strides
-// within the whole) and merges them (possible exactly when the merged
-// dimensions are contiguous in the current strides, each stride its inner
-// neighbour's times that neighbour's size; size-1 dimensions do not
-// count). Broadcast dimensions (stride 0) split into stride-0 parts and
-// merge only with other stride-0 dimensions. Strides of size-1 dimensions
-// are never read, so their values are left arbitrary.
+// A view of a dense tensor has a shape, one stride per dimension and a
+// start: the element at index i is at start + Σ i_d · strides_d. A
+// transpose permutes the dimensions and their strides. A reshape keeps the
+// row-major order of the elements: it splits dimensions (always possible:
+// the parts take strides within the whole) and merges them (a dimension
+// then walks several strides, one per part). A merged dimension that ends
+// the chain must walk one stride: its parts must be contiguous, each
+// stride its inner neighbour's times that neighbour's size (size-1 parts
+// do not count), unless a later reshape splits it back into its parts
+// (ViT's heads at batch > 1: [S, B, H·E] of a fused projection is merged
+// to [S, B·H, E], transposed, and split to [B, H, S, E]). Broadcast
+// dimensions (stride 0) split into stride-0 parts and are contiguous only
+// with other stride-0 parts. Strides of size-1 dimensions are never read.
+//
+// A selection (a gather of one index along a dimension) moves the start by
+// the index times the dimension's stride and drops the dimension (or keeps
+// it as size 1). The index is data that only the device holds when the
+// kernel runs (a constant bound at dispatch), so the start is a sum of
+// index · stride terms that the kernel evaluates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,11 +43,26 @@
 
 namespace cgc::cuda {
 
-/// A tensor of `shape` whose element at index i lies at Σ i_d · strides_d
-/// (in elements) of some storage.
+/// One term of a view's start: an index read when the kernel runs selects
+/// along a dimension of `size` elements, `stride` apart. Indices in
+/// [-size, size) are valid, negative ones counting from the end (ONNX).
+struct ViewSelection {
+  /// Where the index is read, as the caller names it (the fused attention:
+  /// the definition argument holding it).
+  unsigned source = 0;
+  int64_t size = 0;
+  int64_t stride = 0;
+
+  bool operator==(const ViewSelection &other) const = default;
+};
+
+/// A tensor of `shape` whose element at index i lies at start + Σ i_d ·
+/// strides_d (in elements) of some storage, the start being Σ index ·
+/// stride over `selections` (0 without any).
 struct StridedView {
   llvm::SmallVector<int64_t, 6> shape;
   llvm::SmallVector<int64_t, 6> strides;
+  llvm::SmallVector<ViewSelection, 2> selections;
 
   /// The row-major (dense) view of `shape`.
   static StridedView dense(llvm::ArrayRef<int64_t> shape);
@@ -50,16 +76,28 @@ struct ViewLayer {
     Transpose,
     /// The result has shape `operand` (as many elements as the input).
     Reshape,
+    /// The slice at one index of dimension `axis` (ONNX Gather of a
+    /// one-element index): the index's dimensions, `operand` (all of size
+    /// 1; none for a scalar index), replace that dimension.
+    Select,
   };
   Kind kind = Kind::Transpose;
-  /// The permutation or the result shape.
+  /// The permutation, the result shape, or the index's shape.
   llvm::SmallVector<int64_t, 6> operand;
+  /// Select: the selected dimension (non-negative) and where its index is
+  /// read (ViewSelection::source).
+  int64_t axis = 0;
+  unsigned indexSource = 0;
 
   static ViewLayer transpose(llvm::ArrayRef<int64_t> permutation) {
     return {Kind::Transpose, llvm::SmallVector<int64_t, 6>(permutation)};
   }
   static ViewLayer reshape(llvm::ArrayRef<int64_t> shape) {
     return {Kind::Reshape, llvm::SmallVector<int64_t, 6>(shape)};
+  }
+  static ViewLayer select(int64_t axis, unsigned indexSource,
+                          llvm::ArrayRef<int64_t> indexShape = {}) {
+    return {Kind::Select, llvm::SmallVector<int64_t, 6>(indexShape), axis, indexSource};
   }
 };
 
@@ -77,20 +115,26 @@ llvm::SmallVector<int64_t, 6> getViewLayerShape(const ViewLayer &layer,
                                                 llvm::ArrayRef<int64_t> shape);
 
 /// Reading: `source` seen through `layers` applied in order; the result's
-/// element i lies where the view says in `source`'s storage. std::nullopt
-/// when a reshape cannot be expressed as strides, with `failedLayer` (when
-/// given) set to its index in `layers`.
+/// element i lies where the view says in `source`'s storage. Dimensions
+/// merged along the way need only be contiguous if no later reshape splits
+/// them back. std::nullopt when the result cannot be expressed as strides,
+/// with `failedLayer` (when given) set to the index in `layers` of the
+/// reshape that merged the dimensions that stay apart (or that splits a
+/// merged dimension across its parts), or of a selection from an empty
+/// dimension.
 std::optional<StridedView> composeViews(const StridedView &source,
                                         llvm::ArrayRef<ViewLayer> layers,
                                         size_t *failedLayer = nullptr);
 
 /// Writing: where each element of a tensor of `sourceShape` lands in the
 /// dense tensor that `layers` (applied in order) make of it, as a view of
-/// `sourceShape` over that tensor's storage. Every layer is a bijection, so
-/// this is the dense result seen through the layers' inverses in reverse
-/// order. std::nullopt when that cannot be expressed as strides, with
-/// `failedLayer` (when given) set to the index in `layers` of the reshape
-/// whose inverse fails (it splits dimensions that later layers separate).
+/// `sourceShape` over that tensor's storage. Transposes and reshapes are
+/// bijections, so this is the dense result seen through their inverses in
+/// reverse order. std::nullopt when that cannot be expressed as strides,
+/// with `failedLayer` (when given) set to the index in `layers` of the
+/// reshape whose inverse fails (it splits dimensions that later layers
+/// separate), or of a selection (which drops elements: no layer writes
+/// through one).
 std::optional<StridedView> composeInverseViews(llvm::ArrayRef<int64_t> sourceShape,
                                                llvm::ArrayRef<ViewLayer> layers,
                                                size_t *failedLayer = nullptr);

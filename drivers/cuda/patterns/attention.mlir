@@ -26,9 +26,16 @@
 // [batch, tokens, heads * E] into heads on the way in (BERT:
 // reshape + transpose [0,2,1,3], kT by [0,2,3,1]; torchvision's ViT:
 // reshape, transpose [1,0,2], reshape) and put the heads back on the way
-// out. The kernel reads q, kT and v through the composed strides and
-// writes its result where the chain puts it, so none of them is copied.
-// A chain whose reshapes are not strides of the input is rejected at
+// out. The chains of q, kT and v also take gathers of one constant index
+// (selections): nn.MultiheadAttention (torchvision's ViT) splits q, k and
+// v out of one projection [S, B, 3 * H * E] by two reshapes, a transpose
+// [3,1,2,0,4] and a reshape shared by the three chains, then a gather of
+// index 0, 1 or 2 each: with the heads' reshape, transpose and reshape
+// (and kT's transpose) up to 9 layers, hence max_length 12. The kernel
+// reads q, kT and v through the composed strides (a selection's index read
+// on the device) and writes its result where the output chain (transposes
+// and reshapes, at most 6) puts it, so none of them is copied. A chain
+// whose reshapes are not strides of the input is rejected at
 // specialization, and the plain pattern takes the layers in the next round.
 cgc.module {
   cgc_pattern.pattern @attention_4d benefit(20) {
@@ -164,9 +171,9 @@ cgc.module {
     %q = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
-    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
-    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
-    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qh = cgc_pattern.view_chain(%q) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %kth = cgc_pattern.view_chain(%kt) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %vh = cgc_pattern.view_chain(%v) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
     %scores = cgc_pattern.layer "cgc_op.matmul"(%qh, %kth) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %adjusted = cgc_pattern.elementwise_chain(%scores) {
       layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
@@ -182,9 +189,9 @@ cgc.module {
     %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %b = cgc_pattern.input
     %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
-    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
-    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
-    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qh = cgc_pattern.view_chain(%q) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %kth = cgc_pattern.view_chain(%kt) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %vh = cgc_pattern.view_chain(%v) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
     %qs = cgc_pattern.layer "cgc_op.mul"(%qh, %a)
     %kts = cgc_pattern.layer "cgc_op.mul"(%kth, %b)
     cgc_pattern.constraint "cgc.same_shape"(%qh, %qs)
@@ -203,9 +210,9 @@ cgc.module {
     %kt = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %r = cgc_pattern.input {shape = [1]}
     %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
-    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
-    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
-    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qh = cgc_pattern.view_chain(%q) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %kth = cgc_pattern.view_chain(%kt) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %vh = cgc_pattern.view_chain(%v) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
     %scores = cgc_pattern.layer "cgc_op.matmul"(%qh, %kth) {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
     %adjusted = cgc_pattern.elementwise_chain(%scores) {
       layers = ["cgc_op.add", "cgc_op.sub", "cgc_op.mul", "cgc_op.div"], max_length = 8}
@@ -224,9 +231,9 @@ cgc.module {
     %b = cgc_pattern.input
     %r = cgc_pattern.input {shape = [1]}
     %v = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16]}
-    %qh = cgc_pattern.view_chain(%q) {max_length = 6}
-    %kth = cgc_pattern.view_chain(%kt) {max_length = 6}
-    %vh = cgc_pattern.view_chain(%v) {max_length = 6}
+    %qh = cgc_pattern.view_chain(%q) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %kth = cgc_pattern.view_chain(%kt) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %vh = cgc_pattern.view_chain(%v) {layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"], max_length = 12}
     %qs = cgc_pattern.layer "cgc_op.mul"(%qh, %a)
     %kts = cgc_pattern.layer "cgc_op.mul"(%kth, %b)
     cgc_pattern.constraint "cgc.same_shape"(%qh, %qs)

@@ -166,6 +166,7 @@ Layout resolveLayout(Layout layout, llvm::ArrayRef<const Target *> targets, Modu
 struct LayoutReport {
   Layout layout = Layout::ChannelsFirst; ///< what the model was converted to
   unsigned numConvolutions = 0;      ///< 2-D convolutions put in channels-last form
+  unsigned numPools = 0;             ///< 2-D max and average pools put in that form
   unsigned numElementwiseLayers = 0; ///< elementwise layers rewritten on NHWC shapes
   unsigned numPermutedConstants = 0; ///< weights bound permuted (OHWI)
   unsigned numTransposes = 0;        ///< transposes inserted
@@ -174,9 +175,9 @@ struct LayoutReport {
 /// Puts every 2-D convolution of the Input IR in `module` in channels-last
 /// form, as the `cgc-channels-last` pass describes: NHWC activations and OHWI
 /// weights around an unchanged convolution, with transposes, NHWC values
-/// propagated through elementwise layers. The model's semantics and
-/// signature do not change. Idempotent; the result is verified. Errors name
-/// the op at fault when `module` is not Input IR.
+/// propagated through elementwise layers and 2-D max and average pools. The
+/// model's semantics and signature do not change. Idempotent; the result is
+/// verified. Errors name the op at fault when `module` is not Input IR.
 mlir::LogicalResult convertToChannelsLast(ModuleOp module, LayoutReport *report = nullptr);
 
 /// Merges the layers of the Input IR in `module` that compute the same value

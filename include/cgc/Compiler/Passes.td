@@ -123,7 +123,7 @@ def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
     `cgc_op.transpose` and a permuted `cgc.constant`, so every target still
     computes the same model; a target whose fused kernels prefer NHWC (its
     declaration's `cgc.preferred_layout = "channels_last"`) claims each
-    convolution with its transposes as one NHWC kernel.
+    convolution or pool with its transposes as one NHWC kernel.
 
     * Every `cgc_op.convolution` whose input has rank 4 (any `groups`) takes
       this form, its attributes unchanged:
@@ -143,17 +143,32 @@ def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
     * `%x_nhwc` is the NHWC value of the input: one the pass already holds,
       or a `cgc_op.transpose(%x) {permutation = [0, 2, 3, 1]}` shared by the
       convolutions (and elementwise layers, below) that read `%x`.
+    * A `cgc_op.max_pool` or `cgc_op.average_pool` of an N×C×H×W value that
+      the pass holds in NHWC (a `%y`, or an elementwise layer's result
+      below) takes the same form, its attributes unchanged (ResNet's stem
+      pool, between the stem and the first block's convolutions): `%pt`
+      belongs to the pool alone, and `%z`, the pool's only user, is its
+      NHWC value.
+
+      ```mlir
+      %pt = cgc_op.transpose(%x_nhwc) {permutation = [0, 3, 1, 2]}  // NHWC -> NCHW
+      %p = cgc_op.max_pool(%pt) {...}
+      %z = cgc_op.transpose(%p) {permutation = [0, 2, 3, 1]}        // NCHW -> NHWC
+      ```
+
+      A pool of an NCHW value (a model input, say) stays as it is: the form
+      would only move the transpose to NHWC onto its larger input.
     * NHWC values propagate through elementwise layers (the `Elementwise`
       trait) with one result: a layer is rewritten in place on the NHWC
       shapes (result N×C×H×W becomes N×H×W×C, element type unchanged) when
-      at least one operand is an NHWC value of the pass (a `%y`, or such a
-      layer's result) of the result's shape and every other operand is
+      at least one operand is an NHWC value of the pass (a `%y` or `%z`, or
+      such a layer's result) of the result's shape and every other operand is
       either one too, a value that already has its NHWC transpose (a
       convolution input: a residual shortcut), or scalar-like (rank at most
       4, every dimension 1). An operand that broadcasts along some
       dimensions only (a per-channel `Cx1x1`) stops the propagation.
     * Every other use of an NHWC value (a layer that does not qualify, a
-      convolution's weight or bias, `cgc.return`) reads
+      global pool, a convolution's weight or bias, `cgc.return`) reads
       `cgc_op.transpose(%v) {permutation = [0, 3, 1, 2]}`, one per value, so
       the model's semantics and signature do not change.
     * A convolution whose activations already have this form (its input a
@@ -161,9 +176,9 @@ def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
       NHWC: what this pass made, or a model exported from NHWC) keeps them;
       only a `cgc.constant` weight is bound as OHWI. Running the pass twice
       changes nothing.
-    * 1-D and 3-D convolutions, `conv_transpose` and every other layer are
-      left alone. No transpose pair is folded: the form is what targets
-      match. The result is verified.
+    * 1-D and 3-D convolutions and pools, `conv_transpose`, the global
+      pools and every other layer are left alone. No transpose pair is
+      folded: the form is what targets match. The result is verified.
 
     ```mlir
     // cgc-opt --cgc-channels-last
@@ -236,8 +251,10 @@ def MatchSubgraphs : Pass<"cgc-match-subgraphs", "::cgc::ModuleOp"> {
       name, operands (a trailing `optional` input may be absent), attribute
       values and element types; `elementwise_chain` takes the longest chain of
       allowed single-use elementwise layers, `view_chain` the longest chain
-      of allowed single-use views (transposes, reshapes) after a matched
-      layer or, from an input, into the match; inputs check `constant`,
+      of allowed single-use views (transposes, reshapes, selections) after a
+      matched layer or, from an input, into the match (where the chains of
+      inputs may share layers whose users are all in the match); inputs
+      check `constant`,
       element types, rank and shape; named constraints (`cgc.same_shape`,
       ...) are evaluated;
     * a match must be convex (no path leaves it and comes back) and its

@@ -578,7 +578,8 @@ cgc.module {
 // -----
 
 // A binary layer reads two values: the chain could not tell which one it
-// continues.
+// continues (cgc_op.gather, a selection, is the exception: the chain
+// continues its data).
 cgc.module {
   cgc_pattern.pattern @p benefit(1) {
     %x = cgc_pattern.input

@@ -132,4 +132,17 @@ cgc.module {
     %e = cgc_pattern.elementwise_chain(%t)
     cgc_pattern.root %e
   }
+
+  // Selections: cgc_op.gather (two operands) may be listed, the one layer
+  // of more than one operand that may.
+  // CHECK: cgc_pattern.pattern @selections benefit(1) {
+  // CHECK-NEXT: %[[X:.*]] = cgc_pattern.input
+  // CHECK-NEXT: %[[S:.*]] = cgc_pattern.view_chain(%[[X]]) {layers = ["cgc_op.reshape", "cgc_op.gather"], max_length = 12 : i64}
+  // CHECK-NEXT: %[[R:.*]] = cgc_pattern.layer "cgc_op.relu"(%[[S]])
+  cgc_pattern.pattern @selections benefit(1) {
+    %x = cgc_pattern.input
+    %s = cgc_pattern.view_chain(%x) {layers = ["cgc_op.reshape", "cgc_op.gather"], max_length = 12}
+    %r = cgc_pattern.layer "cgc_op.relu"(%s)
+    cgc_pattern.root %r
+  }
 }

@@ -462,6 +462,12 @@ std::vector<HostTensor> launchOnCuda(const Kernel &builtKernel,
     outputPointers.push_back(device);
   }
   void *workspace = kernel->workspaceSize ? allocate(kernel->workspaceSize) : nullptr;
+  // The copies and fills above are queued on the legacy default stream
+  // (cudaMemcpy from pageable memory and cudaMemset may return before they
+  // land), which a non-blocking stream does not wait for: without this the
+  // kernel can read its inputs before they arrive and the 0xA5 fill can
+  // land after the kernel wrote its outputs.
+  CGC_EXPECT_CUDA(cudaDeviceSynchronize());
   cudaStream_t stream = nullptr;
   CGC_EXPECT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   LaunchArgs args{inputPointers, outputPointers, workspace, stream};
@@ -492,6 +498,56 @@ std::vector<HostTensor> launchOnCuda(const Kernel &builtKernel,
   for (size_t index = 0; index < outputs.size(); ++index)
     CGC_EXPECT_CUDA(cudaMemcpy(outputs[index].bytes.data(), outputPointers[index],
                                outputs[index].bytes.size(), cudaMemcpyDeviceToHost));
+  return outputs;
+}
+
+std::vector<HostTensor> launchMisaligned(const Kernel &kernel,
+                                         const std::vector<HostTensor> &inputs,
+                                         std::vector<HostTensor> outputs) {
+  std::vector<void *> allocations;
+  struct Cleanup {
+    std::vector<void *> &allocations;
+    ~Cleanup() {
+      for (void *pointer : allocations)
+        cudaFree(pointer);
+    }
+  } cleanup{allocations};
+  auto allocate = [&](const HostTensor &tensor) -> char * {
+    void *pointer = nullptr;
+    size_t offset = static_cast<size_t>(getByteWidth(tensor.dtype));
+    if (cudaMalloc(&pointer, tensor.bytes.size() + offset) != cudaSuccess)
+      return nullptr;
+    allocations.push_back(pointer);
+    return static_cast<char *>(pointer) + offset;
+  };
+  std::vector<const void *> inputPointers;
+  for (const HostTensor &input : inputs) {
+    char *device = allocate(input);
+    if (!device || cudaMemcpy(device, input.bytes.data(), input.bytes.size(),
+                              cudaMemcpyHostToDevice) != cudaSuccess) {
+      ADD_FAILURE() << "cannot copy an input to the device";
+      return {};
+    }
+    inputPointers.push_back(device);
+  }
+  std::vector<void *> outputPointers;
+  for (const HostTensor &output : outputs) {
+    char *device = allocate(output);
+    if (!device || cudaMemset(device, 0xA5, output.bytes.size()) != cudaSuccess) {
+      ADD_FAILURE() << "cannot allocate an output";
+      return {};
+    }
+    outputPointers.push_back(device);
+  }
+  EXPECT_EQ(kernel.workspaceSize, 0u);
+  std::string message = kernel.launch(LaunchArgs{inputPointers, outputPointers, nullptr, nullptr});
+  EXPECT_EQ(message, "");
+  cudaError_t synchronized = cudaDeviceSynchronize();
+  EXPECT_EQ(synchronized, cudaSuccess) << cudaGetErrorString(synchronized);
+  for (size_t index = 0; index < outputs.size(); ++index)
+    EXPECT_EQ(cudaMemcpy(outputs[index].bytes.data(), outputPointers[index],
+                         outputs[index].bytes.size(), cudaMemcpyDeviceToHost),
+              cudaSuccess);
   return outputs;
 }
 

@@ -130,6 +130,14 @@ std::vector<HostTensor> makeOutputs(mlir::TypeRange types);
 std::vector<HostTensor> launchOnCuda(const Kernel &kernel, const std::vector<HostTensor> &inputs,
                                      std::vector<HostTensor> outputs, bool capture = false);
 
+/// launchOnCuda on device copies of `inputs` and `outputs` that each start
+/// one element past a 256-byte boundary, so that no buffer is aligned for
+/// vectors of two or more elements (kernels with a vector build must fall
+/// back to their narrow one). No graph capture; no workspace.
+std::vector<HostTensor> launchMisaligned(const Kernel &kernel,
+                                         const std::vector<HostTensor> &inputs,
+                                         std::vector<HostTensor> outputs);
+
 /// Expects `actual` (CUDA) to match `expected` (CPU).
 void expectClose(const HostTensor &actual, const HostTensor &expected, Tolerance tolerance,
                  const std::string &what);

@@ -1079,6 +1079,30 @@ AttentionPlan layerPlan(Dims query, Dims key, Dims value) {
   return plan;
 }
 
+/// The generated source bakes the plan's sizes and strides in as constants
+/// and indexes in 32 bits (within 128 registers: 16 warps a multiprocessor)
+/// while every offset fits; a batch whose offsets pass 2^30 keeps 64-bit
+/// indices and the plain launch bounds.
+TEST_F(FusedAttentionTest, TensorCoreSourceIndexWidthFollowsThePlan) {
+  TensorCoreAttentionTiling tiling;
+  AttentionPlan bert = layerPlan({32, 12, 128, 64}, {32, 12, 128, 64}, {32, 12, 128, 64});
+  std::string small = generateTensorCoreAttentionSource(bert, tiling);
+  EXPECT_NE(small.find("constexpr cgc_attention_constants p = {384ll, 128ll, 128ll"),
+            std::string::npos);
+  EXPECT_NE(small.find("__launch_bounds__(128, 4)"), std::string::npos);
+  EXPECT_NE(small.find("int base["), std::string::npos);
+  EXPECT_EQ(small.find("long long base["), std::string::npos);
+  // Pointers keep their 64-bit alignment checks.
+  EXPECT_NE(small.find("(unsigned long long)in0 & 15ull"), std::string::npos);
+
+  // 2^31 / (12 · 128 · 64) < 22000 batch matrices.
+  AttentionPlan large =
+      layerPlan({22000, 12, 128, 64}, {22000, 12, 128, 64}, {22000, 12, 128, 64});
+  std::string wide = generateTensorCoreAttentionSource(large, tiling);
+  EXPECT_NE(wide.find("long long base["), std::string::npos);
+  EXPECT_NE(wide.find("__launch_bounds__(128)"), std::string::npos);
+}
+
 /// The tiling follows the grid: blocks of 4 warps (64 queries) while they
 /// give every multiprocessor of an H100 (132) a block, smaller ones when
 /// the batch is small.

@@ -1,14 +1,17 @@
 //===- FusedAttentionViewTest.cpp - attention read and written through views ===//
 //
 // Exporters split attention's heads out of [batch, sequence, heads · E]
-// with reshapes and transposes and merge them back afterwards; the fused
-// attention kernel reads Q, Kᵀ and V and writes its result through strides
-// instead (drivers/cuda/kernels/StridedView.h). Three layers of tests:
+// with reshapes and transposes and merge them back afterwards (and
+// nn.MultiheadAttention first picks q, k and v out of one projection with
+// gathers of one index); the fused attention kernel reads Q, Kᵀ and V and
+// writes its result through strides instead (drivers/cuda/kernels/
+// StridedView.h). Three layers of tests:
 //
 // * the view composition itself, pure C++: hand-computed cases (BERT's and
-//   ViT's chains among them), broadcast strides, the reshapes strides
-//   cannot express, and random chains checked element by element against
-//   the layers materialized as copies;
+//   ViT's chains among them, the fused projection's selections at batch 1
+//   and 2), broadcast strides, the reshapes strides cannot express, and
+//   random chains (with selections) checked element by element against the
+//   layers materialized as copies;
 // * the reader, without a device: the views a definition's chains give,
 //   the rejections naming the reshape that strides cannot express, and
 //   NVRTC compiling the flash kernels that read and write through views
@@ -32,11 +35,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 
 namespace cgc::cuda {
-/// gtest prints views as "2x3 strides [3, 1]".
+/// gtest prints views as "2x3 strides [3, 1]" (then " + #0 of 3 by 20"
+/// per selection).
 void PrintTo(const StridedView &view, std::ostream *os) {
   for (size_t dim = 0; dim < view.shape.size(); ++dim)
     *os << (dim ? "x" : "") << view.shape[dim];
@@ -44,6 +49,8 @@ void PrintTo(const StridedView &view, std::ostream *os) {
   for (size_t dim = 0; dim < view.strides.size(); ++dim)
     *os << (dim ? ", " : "") << view.strides[dim];
   *os << "]";
+  for (const ViewSelection &selection : view.selections)
+    *os << " + #" << selection.source << " of " << selection.size << " by " << selection.stride;
 }
 } // namespace cgc::cuda
 
@@ -60,10 +67,12 @@ Strides strides(std::initializer_list<int64_t> values) { return Strides(values);
 // The view composition
 //===----------------------------------------------------------------------===//
 
-StridedView viewOf(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides) {
+StridedView viewOf(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides,
+                   std::initializer_list<ViewSelection> selections = {}) {
   StridedView view;
   view.shape.assign(shape);
   view.strides.assign(strides);
+  view.selections.assign(selections);
   return view;
 }
 
@@ -143,6 +152,113 @@ TEST(StridedViewTest, VitChains) {
             viewOf({2, 3, 7, 16}, {48, 16, 96, 1}));
 }
 
+TEST(StridedViewTest, MergedDimensionsSplitBack) {
+  // [2, 3, 4] with its first two dimensions swapped ([3, 2, 4], strides
+  // [4, 12, 1]) merged to [6, 4]: the 6 walks two strides, which no view
+  // has, but split back into [3, 2] it is a view again.
+  StridedView swapped = permuteView(StridedView::dense({2, 3, 4}), {1, 0, 2});
+  EXPECT_EQ(composeViews(swapped, {ViewLayer::reshape({6, 4}), ViewLayer::reshape({3, 2, 4})}),
+            viewOf({3, 2, 4}, {4, 12, 1}));
+  // Split otherwise ([2, 3]: the 2 would cut the part of 3 elements): that
+  // reshape is named.
+  size_t failed = 99;
+  EXPECT_FALSE(composeViews(swapped, {ViewLayer::reshape({6, 4}), ViewLayer::reshape({2, 3, 4})},
+                            &failed)
+                   .has_value());
+  EXPECT_EQ(failed, 1u);
+  // Left merged, the reshape that merged it is named, not a later one that
+  // passes it on.
+  failed = 99;
+  EXPECT_FALSE(composeViews(swapped, {ViewLayer::reshape({6, 4}), ViewLayer::reshape({6, 2, 2})},
+                            &failed)
+                   .has_value());
+  EXPECT_EQ(failed, 0u);
+}
+
+TEST(StridedViewTest, SelectionsMoveTheStart) {
+  // Index #7 of dimension 0 of [3, 4, 5]: 20 elements per step, the
+  // dimension dropped (a scalar index) or kept as size 1 (an index [1]).
+  EXPECT_EQ(composeViews(StridedView::dense({3, 4, 5}), {ViewLayer::select(0, 7)}),
+            viewOf({4, 5}, {5, 1}, {{7, 3, 20}}));
+  std::optional<StridedView> kept =
+      composeViews(StridedView::dense({3, 4, 5}), {ViewLayer::select(1, 2, {1})});
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->shape, strides({3, 1, 5}));
+  EXPECT_EQ(kept->strides[0], 20);
+  EXPECT_EQ(kept->strides[2], 1);
+  EXPECT_EQ(kept->selections, (llvm::SmallVector<ViewSelection, 2>{{2, 4, 5}}));
+  // Selections add up, through transposes and reshapes.
+  EXPECT_EQ(composeViews(StridedView::dense({3, 4, 5}),
+                         {ViewLayer::transpose({2, 1, 0}), ViewLayer::select(0, 1),
+                          ViewLayer::reshape({2, 2, 3}), ViewLayer::select(1, 4)}),
+            viewOf({2, 3}, {10, 20}, {{1, 5, 1}, {4, 2, 5}}));
+  // One element has one valid index: no selection.
+  EXPECT_EQ(composeViews(StridedView::dense({1, 4}), {ViewLayer::select(0, 3)}),
+            viewOf({4}, {1}));
+  // An empty dimension has none: the selection is named.
+  size_t failed = 99;
+  EXPECT_FALSE(composeViews(StridedView::dense({2, 0, 4}),
+                            {ViewLayer::transpose({1, 0, 2}), ViewLayer::select(0, 0)}, &failed)
+                   .has_value());
+  EXPECT_EQ(failed, 1u);
+  // A selection along a dimension that walks two strides: the reshape that
+  // merged it is named.
+  failed = 99;
+  EXPECT_FALSE(composeViews(StridedView::dense({2, 3, 4}),
+                            {ViewLayer::transpose({1, 0, 2}), ViewLayer::reshape({6, 4}),
+                             ViewLayer::select(0, 0)},
+                            &failed)
+                   .has_value());
+  EXPECT_EQ(failed, 1u);
+  // Writing through a selection: some elements of the result would have no
+  // source.
+  failed = 99;
+  EXPECT_FALSE(composeInverseViews({3, 4}, {ViewLayer::select(0, 0)}, &failed).has_value());
+  EXPECT_EQ(failed, 0u);
+}
+
+/// The layers torch's nn.MultiheadAttention exports between its fused
+/// projection g [S, B, 3·H·E] and one of q, k, v [B, H, S, E] (ViT), the
+/// index from source 5.
+std::vector<ViewLayer> fusedProjectionChain(int64_t sequence, int64_t batch, int64_t heads,
+                                            int64_t head) {
+  int64_t hidden = heads * head;
+  return {ViewLayer::reshape({sequence, batch, 3, hidden}),
+          ViewLayer::reshape({1, sequence, batch, 3, hidden}),
+          ViewLayer::transpose({3, 1, 2, 0, 4}),
+          ViewLayer::reshape({3, sequence, batch, hidden}),
+          ViewLayer::select(0, 5),
+          ViewLayer::reshape({sequence, batch * heads, head}),
+          ViewLayer::transpose({1, 0, 2}),
+          ViewLayer::reshape({batch, heads, sequence, head})};
+}
+
+TEST(StridedViewTest, FusedProjectionChains) {
+  // S = 7, H = 3, E = 16: g [7, B, 144]. The slice starts 48 elements per
+  // index in; B strides 144 and H 16, so at B = 2 the [7, 6, 16] between
+  // walks two strides in its 6 until the last reshape splits it back.
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    std::vector<ViewLayer> layers = fusedProjectionChain(7, batch, 3, 16);
+    std::optional<StridedView> view =
+        composeViews(StridedView::dense({7, batch, 144}), layers);
+    ASSERT_TRUE(view.has_value());
+    EXPECT_EQ(view->shape, strides({batch, 3, 7, 16}));
+    if (batch > 1)
+      EXPECT_EQ(view->strides[0], 144);
+    EXPECT_EQ(Strides(view->strides.begin() + 1, view->strides.end()),
+              strides({16, batch * 144, 1}));
+    EXPECT_EQ(view->selections, (llvm::SmallVector<ViewSelection, 2>{{5, 3, 48}}));
+  }
+  // Stopped before the last reshape, the merged heads stay apart: the
+  // reshape that merged them is named.
+  std::vector<ViewLayer> layers = fusedProjectionChain(7, 2, 3, 16);
+  layers.pop_back();
+  size_t failed = 99;
+  EXPECT_FALSE(composeViews(StridedView::dense({7, 2, 144}), layers, &failed).has_value());
+  EXPECT_EQ(failed, 5u);
+}
+
 TEST(StridedViewTest, NamesTheReshapeStridesCannotExpress) {
   size_t failed = 99;
   EXPECT_FALSE(composeViews(StridedView::dense({2, 5, 3, 8}),
@@ -179,13 +295,29 @@ TEST(StridedViewTest, Overlap) {
   EXPECT_FALSE(mayOverlap({0, 3}, {0, 0}));
 }
 
+/// Selection indices by source (ViewSelection::source).
+using Indices = std::map<unsigned, int64_t>;
+
+/// `index` of a dimension of `size` counted from the front (ONNX).
+int64_t normalizeIndex(int64_t index, int64_t size) { return index < 0 ? index + size : index; }
+
 /// The layers applied to `source` (row-major values) as copies: transposes
-/// move the values, reshapes keep them.
+/// move the values, reshapes keep them, selections keep the slice at their
+/// index in `indices`.
 std::vector<int64_t> materialize(std::vector<int64_t> values, Dims shape,
-                                 llvm::ArrayRef<ViewLayer> layers) {
+                                 llvm::ArrayRef<ViewLayer> layers, const Indices &indices = {}) {
   for (const ViewLayer &layer : layers) {
     llvm::SmallVector<int64_t, 6> layerShape = getViewLayerShape(layer, shape);
     Dims next(layerShape.begin(), layerShape.end());
+    if (layer.kind == ViewLayer::Kind::Select) {
+      int64_t size = shape[layer.axis];
+      int64_t index = normalizeIndex(indices.at(layer.indexSource), size);
+      int64_t inner = getNumElements(llvm::ArrayRef<int64_t>(shape).drop_front(layer.axis + 1));
+      std::vector<int64_t> slice;
+      for (int64_t at = 0; at < static_cast<int64_t>(values.size()) / size; ++at)
+        slice.push_back(values[((at / inner) * size + index) * inner + at % inner]);
+      values = std::move(slice);
+    }
     if (layer.kind == ViewLayer::Kind::Transpose) {
       StridedView moved = permuteView(StridedView::dense(shape), layer.operand);
       std::vector<int64_t> copied(values.size());
@@ -204,9 +336,12 @@ std::vector<int64_t> materialize(std::vector<int64_t> values, Dims shape,
   return values;
 }
 
-/// The offset of row-major element `index` of `view`.
-int64_t offsetOf(const StridedView &view, int64_t index) {
+/// The offset of row-major element `index` of `view`, its selections at
+/// `indices`.
+int64_t offsetOf(const StridedView &view, int64_t index, const Indices &indices = {}) {
   int64_t offset = 0;
+  for (const ViewSelection &selection : view.selections)
+    offset += normalizeIndex(indices.at(selection.source), selection.size) * selection.stride;
   for (size_t dim = view.shape.size(); dim-- > 0;) {
     offset += (index % view.shape[dim]) * view.strides[dim];
     index /= view.shape[dim];
@@ -289,6 +424,57 @@ TEST(StridedViewTest, RandomChainsMatchCopies) {
   EXPECT_GT(inverted, 100);
   EXPECT_LT(composed, 400);
   EXPECT_LT(inverted, 400);
+}
+
+/// Random chains with selections (a scalar or [1] index, negative ones
+/// included) among the transposes and reshapes, read element by element
+/// against the copies.
+TEST(StridedViewTest, RandomChainsWithSelectionsMatchCopies) {
+  std::mt19937 rng(314);
+  const Dims sources[] = {{3, 4, 6}, {2, 3, 2, 4}, {4, 1, 6, 2}};
+  int composed = 0;
+  for (int round = 0; round < 300; ++round) {
+    Dims shape = sources[round % 3];
+    int64_t count = getNumElements(llvm::ArrayRef<int64_t>(shape));
+    std::vector<ViewLayer> layers;
+    Indices indices;
+    Dims current = shape;
+    for (int part = 0; part < 2; ++part) {
+      for (const ViewLayer &layer : randomChain(current, rng)) {
+        layers.push_back(layer);
+        llvm::SmallVector<int64_t, 6> next = getViewLayerShape(layer, current);
+        current.assign(next.begin(), next.end());
+      }
+      auto axis = static_cast<int64_t>(rng() % current.size());
+      int64_t size = current[axis];
+      auto source = static_cast<unsigned>(indices.size());
+      indices[source] = static_cast<int64_t>(rng() % (2 * size)) - size;
+      layers.push_back(ViewLayer::select(axis, source, rng() % 2 ? Dims{1} : Dims{}));
+      llvm::SmallVector<int64_t, 6> next = getViewLayerShape(layers.back(), current);
+      current.assign(next.begin(), next.end());
+      if (current.empty())
+        break;
+    }
+    std::vector<int64_t> identity(count);
+    std::iota(identity.begin(), identity.end(), 0);
+    std::vector<int64_t> moved = materialize(identity, shape, layers, indices);
+    SCOPED_TRACE("round " + std::to_string(round));
+    size_t failed = layers.size();
+    if (std::optional<StridedView> view =
+            composeViews(StridedView::dense(shape), layers, &failed)) {
+      ++composed;
+      ASSERT_EQ(getNumElements(llvm::ArrayRef<int64_t>(view->shape)),
+                static_cast<int64_t>(moved.size()));
+      for (int64_t index = 0; index < static_cast<int64_t>(moved.size()); ++index)
+        ASSERT_EQ(offsetOf(*view, index, indices), moved[index]) << "read element " << index;
+    } else {
+      // No dimension is empty: only a merge that stays apart fails.
+      ASSERT_LT(failed, layers.size());
+      EXPECT_EQ(layers[failed].kind, ViewLayer::Kind::Reshape);
+    }
+  }
+  EXPECT_GT(composed, 100);
+  EXPECT_LT(composed, 300);
 }
 
 /// Broadcast sources: a stride-0 dimension read through a chain reads the
@@ -376,6 +562,14 @@ public:
   Value reshape(const Value &input, const Dims &shape) {
     return layer("cgc_op.reshape", {input}, shape, input.dtype, "{shape = " + listOf(shape) + "}");
   }
+  /// The slices of `input` at `indices` along `axis`.
+  Value gather(const Value &input, const Value &indices, int64_t axis) {
+    Dims shape(input.shape.begin(), input.shape.begin() + axis);
+    shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+    shape.insert(shape.end(), input.shape.begin() + axis + 1, input.shape.end());
+    return layer("cgc_op.gather", {input, indices}, shape, input.dtype,
+                 "{axis = " + std::to_string(axis) + " : i64}");
+  }
   Value binary(const std::string &op, const Value &lhs, const Value &rhs) {
     return layer(op, {lhs, rhs}, broadcastShapes(lhs.shape, rhs.shape), lhs.dtype);
   }
@@ -431,12 +625,14 @@ struct ExpectedViews {
   std::optional<AttentionView> output;
 };
 
-AttentionView stridesView(unsigned input, Strides batch, int64_t row, int64_t column) {
+AttentionView stridesView(unsigned input, Strides batch, int64_t row, int64_t column,
+                          std::initializer_list<AttentionSelection> selections = {}) {
   AttentionView view;
   view.input = input;
   view.batchStrides.assign(batch.begin(), batch.end());
   view.rowStride = row;
   view.columnStride = column;
+  view.selections.assign(selections);
   return view;
 }
 
@@ -519,6 +715,51 @@ ViewCase vitCase(DType dtype) {
   viewCase.views.key = stridesView(1, {hidden, head}, 1, rowStride);
   viewCase.views.value = stridesView(2, {hidden, head}, rowStride, 1);
   viewCase.views.output = stridesView(0, {hidden, head}, rowStride, 1);
+  return viewCase;
+}
+
+/// torchvision's ViT as nn.MultiheadAttention exports it, sequence 7,
+/// head dimension 16, at `batch` 1 or 2: q, k and v picked out of one
+/// projection g [S, B, 3·H·E] by reshape [S, B, 3, H·E], reshape
+/// [1, S, B, 3, H·E], transpose [3, 1, 2, 0, 4] and reshape [3, S, B, H·E]
+/// (shared by the three) and a gather of index 0 (a scalar), 1 (an index
+/// [1], which keeps the dimension) and -1 (the last, 2) each, then split
+/// into heads as `vitCase` does. At batch 2 the heads' [S, B·H, E] walks
+/// two strides (B's is 3·H·E, not H·E) until the split [B, H, S, E].
+ViewCase vitFusedCase(DType dtype, int64_t batch) {
+  constexpr int64_t sequence = 7, head = 16, hidden = kHeads * head;
+  std::string name = "vit_fused_views_" + dtypeName(dtype) + "_b" + std::to_string(batch);
+  LayerWriter writer(name, {{tensor({sequence, batch, 3 * hidden}, dtype, -1.0, 1.0), false},
+                            {values({}, DType::I64, {0}), true},
+                            {values({1}, DType::I64, {1}), true},
+                            {values({}, DType::I64, {-1}), true},
+                            {values({}, dtype, {0.5}), true}});
+  Value split = writer.reshape(writer.argument(0), {sequence, batch, 3, hidden});
+  split = writer.reshape(split, {1, sequence, batch, 3, hidden});
+  split = writer.transpose(split, {3, 1, 2, 0, 4});
+  split = writer.reshape(split, {3, sequence, batch, hidden});
+  auto heads = [&](size_t indexArgument) {
+    Value picked = writer.gather(split, writer.argument(indexArgument), 0);
+    Value packed = writer.reshape(picked, {sequence, batch * kHeads, head});
+    return writer.reshape(writer.transpose(packed, {1, 0, 2}), {batch, kHeads, sequence, head});
+  };
+  Value query = heads(1);
+  Value key = writer.transpose(heads(2), {0, 1, 3, 2});
+  Value value = heads(3);
+  Value result = attentionCore(writer, query, key, value, writer.argument(4), std::nullopt);
+  result = writer.reshape(writer.transpose(result, {2, 0, 1, 3}), {sequence * batch, hidden});
+
+  ViewCase viewCase{name, writer.finish(result, attentionTolerance(dtype)), {}, ""};
+  // A batch of 1 broadcasts (stride 0); B's stride in g is 3·H·E, each
+  // head E, each token B·3·H·E, and q, k, v start H·E apart.
+  int64_t batchStride = batch == 1 ? 0 : 3 * hidden, rowStride = batch * 3 * hidden;
+  auto selection = [&](unsigned input) { return AttentionSelection{input, DType::I64, 3, hidden}; };
+  viewCase.views.query = stridesView(0, {batchStride, head}, rowStride, 1, {selection(1)});
+  viewCase.views.key = stridesView(0, {batchStride, head}, 1, rowStride, {selection(2)});
+  viewCase.views.value = stridesView(0, {batchStride, head}, rowStride, 1, {selection(3)});
+  // The result [B, H, S, E] back to [S·B, H·E]: B strides H·E (at batch 1
+  // too, the stride a size-1 dimension takes next to the heads').
+  viewCase.views.output = stridesView(0, {hidden, head}, batch * hidden, 1);
   return viewCase;
 }
 
@@ -609,6 +850,8 @@ std::vector<ViewCase> viewCases() {
   for (DType dtype : {DType::F32, DType::F16, DType::BF16}) {
     cases.push_back(bertCase(dtype));
     cases.push_back(vitCase(dtype));
+    for (int64_t batch : {1, 2})
+      cases.push_back(vitFusedCase(dtype, batch));
   }
   cases.push_back(transposedOutputCase());
   cases.push_back(broadcastValueCase());
@@ -637,6 +880,13 @@ void expectViewEquals(const AttentionView &actual, const AttentionView &expected
       << what << " batch strides";
   EXPECT_EQ(actual.rowStride, expected.rowStride) << what << " row stride";
   EXPECT_EQ(actual.columnStride, expected.columnStride) << what << " column stride";
+  ASSERT_EQ(actual.selections.size(), expected.selections.size()) << what << " selections";
+  for (auto [got, wanted] : llvm::zip(actual.selections, expected.selections)) {
+    EXPECT_EQ(got.input, wanted.input) << what << " selection's index input";
+    EXPECT_EQ(got.indexType, wanted.indexType) << what << " selection's index type";
+    EXPECT_EQ(got.size, wanted.size) << what << " selected dimension";
+    EXPECT_EQ(got.stride, wanted.stride) << what << " selection's stride";
+  }
 }
 
 /// The views each chain composes to (no device needed).
@@ -683,6 +933,12 @@ HostTensor runPlanOnHost(const AttentionPlan &plan, const std::vector<HostTensor
       int64_t offset = row * view.rowStride + column * view.columnStride;
       for (size_t dim = 0; dim < coordinates.size(); ++dim)
         offset += coordinates[dim] * view.batchStrides[dim];
+      // The index is read as the kernels read it (valid ones: the CPU's
+      // gather answers zeros for others, the kernels clamp).
+      for (const AttentionSelection &selection : view.selections) {
+        auto index = static_cast<int64_t>(inputs[selection.input].get(0));
+        offset += (index < 0 ? index + selection.size : index) * selection.stride;
+      }
       return inputs[view.input].get(offset);
     };
     auto readOperand = [&](const AttentionOperand &operand, int64_t row, int64_t column) {

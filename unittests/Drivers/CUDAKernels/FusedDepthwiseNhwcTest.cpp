@@ -21,8 +21,6 @@
 #include "drivers/cuda/kernels/DepthwiseConvolution.h"
 #include "drivers/cuda/kernels/FusedConvolution.h"
 
-#include <cuda_runtime_api.h>
-
 using namespace cgc::cuda;
 using namespace cgc::cuda::test;
 using cgc::FunctionalDefinitionOp;
@@ -126,59 +124,6 @@ TEST_F(FusedDepthwiseNhwcTest, DepthwiseKernelMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   for (const DefinitionCase &definitionCase : depthwiseDefinitions())
     expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::DepthwiseKernel);
-}
-
-/// Runs `kernel` on device copies of `inputs` and `outputs` that each start
-/// one element past a 256-byte boundary, so that no buffer is aligned for
-/// vectors of two or more elements.
-std::vector<HostTensor> launchMisaligned(const Kernel &kernel,
-                                         const std::vector<HostTensor> &inputs,
-                                         std::vector<HostTensor> outputs) {
-  std::vector<void *> allocations;
-  struct Cleanup {
-    std::vector<void *> &allocations;
-    ~Cleanup() {
-      for (void *pointer : allocations)
-        cudaFree(pointer);
-    }
-  } cleanup{allocations};
-  auto allocate = [&](const HostTensor &tensor) -> char * {
-    void *pointer = nullptr;
-    size_t offset = static_cast<size_t>(getByteWidth(tensor.dtype));
-    if (cudaMalloc(&pointer, tensor.bytes.size() + offset) != cudaSuccess)
-      return nullptr;
-    allocations.push_back(pointer);
-    return static_cast<char *>(pointer) + offset;
-  };
-  std::vector<const void *> inputPointers;
-  for (const HostTensor &input : inputs) {
-    char *device = allocate(input);
-    if (!device || cudaMemcpy(device, input.bytes.data(), input.bytes.size(),
-                              cudaMemcpyHostToDevice) != cudaSuccess) {
-      ADD_FAILURE() << "cannot copy an input to the device";
-      return {};
-    }
-    inputPointers.push_back(device);
-  }
-  std::vector<void *> outputPointers;
-  for (const HostTensor &output : outputs) {
-    char *device = allocate(output);
-    if (!device || cudaMemset(device, 0xA5, output.bytes.size()) != cudaSuccess) {
-      ADD_FAILURE() << "cannot allocate an output";
-      return {};
-    }
-    outputPointers.push_back(device);
-  }
-  EXPECT_EQ(kernel.workspaceSize, 0u);
-  std::string message = kernel.launch(LaunchArgs{inputPointers, outputPointers, nullptr, nullptr});
-  EXPECT_EQ(message, "");
-  cudaError_t synchronized = cudaDeviceSynchronize();
-  EXPECT_EQ(synchronized, cudaSuccess) << cudaGetErrorString(synchronized);
-  for (size_t index = 0; index < outputs.size(); ++index)
-    EXPECT_EQ(cudaMemcpy(outputs[index].bytes.data(), outputPointers[index],
-                         outputs[index].bytes.size(), cudaMemcpyDeviceToHost),
-              cudaSuccess);
-  return outputs;
 }
 
 /// Buffers misaligned for vectors run the one-channel-per-thread build: a

@@ -39,8 +39,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char *const kFamilies[] = {"convolution", "matmul", "attention", "normalization",
-                                 "elementwise"};
+const char *const kFamilies[] = {"convolution",   "matmul",      "attention",
+                                 "normalization", "elementwise", "pooling"};
 
 std::string readFile(const fs::path &path) {
   std::ifstream file(path);

@@ -265,10 +265,12 @@ LogicalResult ViewChainOp::verify() {
     return failure();
   if (std::optional<ArrayAttr> layers = getLayers()) {
     // What the matcher relies on: each chain layer reads one value and
-    // produces one. That the layers only re-index is the target's claim.
+    // produces one, or is a selection (whose indices the matcher checks).
+    // That the layers only re-index is the target's claim.
     auto readsOneValue = [](RegisteredOperationName layer) {
-      return layer.hasTrait<mlir::OpTrait::OneOperand>() &&
-             layer.hasTrait<mlir::OpTrait::OneResult>();
+      return layer.getStringRef() == kSelectionLayer ||
+             (layer.hasTrait<mlir::OpTrait::OneOperand>() &&
+              layer.hasTrait<mlir::OpTrait::OneResult>());
     };
     return verifyChainLayerNames(*this, *layers, "layers", readsOneValue,
                                  "does not have exactly one operand and one result");

@@ -159,21 +159,42 @@ def CGCPattern_ElementwiseChainOp
 }
 
 def CGCPattern_ViewChainOp : CGCPattern_Op<"view_chain", [HasParent<"PatternOp">]> {
-  let summary = "Any number of re-indexing layers (transpose, reshape) at an anchor";
+  let summary = "Any number of re-indexing layers (transpose, reshape, selection) at an anchor";
   let description = [{
     Matches a chain of `n` layers, `min_length <= n <= max_length`
     (`max_length = -1`: unbounded), starting at the value `anchor` matched:
-    each layer is one of `layers`, has one operand and one result, and
-    consumes the previous value of the chain; the values between two chain
-    layers have no other user. Its result is the chain's value; with `n = 0`
-    it is the anchor itself. Shapes may change along the chain. The layers
-    are meant to be the transposes and reshapes exporters put around fused
-    kernels: the target reads its operands, or writes its result, through
-    strides instead of copying. That they only re-index is the target's
-    claim; the compiler checks their form.
+    each layer is one of `layers`, has one operand and one result (or is a
+    selection, below), and consumes the previous value of the chain; the
+    values between two chain layers have no other user (except where the
+    chains of one match share layers, below). Its result is the chain's
+    value; with `n = 0` it is the anchor itself. Shapes may change along
+    the chain. The layers are meant to be the transposes and reshapes
+    exporters put around fused kernels: the target reads its operands, or
+    writes its result, through strides instead of copying. That they only
+    re-index is the target's claim; the compiler checks their form.
 
     * `layers`: the layer names allowed in the chain (default:
       `cgc_op.transpose` and `cgc_op.reshape`).
+
+    A selection is a `cgc_op.gather` whose indices are a `cgc.constant` of
+    one element (any shape of size-1 dimensions, a scalar included): it
+    picks the slice at one index (negative ones counting from the end, as
+    ONNX says), an offset into its data plus a dimension dropped (or kept
+    as size 1), so a target can read it through strides too (torch's
+    nn.MultiheadAttention picks q, k and v out of one projection so). The
+    chain continues through its data operand; the constant becomes an
+    argument of the subgraph, like any value the match reads from outside,
+    since constants are bound only at dispatch and the target reads the
+    index then. A gather joins a chain only where `layers` lists
+    `cgc_op.gather` (selections drop elements: a target opts in); one with
+    other indices never does.
+
+    Chains that run from inputs into the match may share layers: the
+    chains of nn.MultiheadAttention's q, k and v read their projection
+    through the same reshapes and transpose before their gathers. A shared layer is part of
+    the match once (the subgraph holds it once), and like every layer of the
+    match its result may only be read inside the match (below), so a value
+    read outside ends every chain that would pass it.
 
     The anchor decides which way the chain runs, and its greedy rule:
 
@@ -182,9 +203,11 @@ def CGCPattern_ViewChainOp : CGCPattern_Op<"view_chain", [HasParent<"PatternOp">
       the first one. The chain is the longest run of allowed layers ending
       at the value its users read: walking up from that value, at most
       `max_length` layers, it stops at a layer already in an accepted
-      subgraph or whose result has a user outside the chain (before the
-      first step: outside the match). The input's value itself may have
-      other users.
+      subgraph or whose result has a user outside the match; a result read
+      by the next layers of several chains (shared layers) does not stop
+      those chains, which then take the layers above it together (each
+      within its own `max_length` and `layers`). The input's value itself
+      may have other users.
     * A layer or elementwise chain result: the chain continues a matched
       layer, as an elementwise chain does, and is the longest run downward:
       each value, the anchor included, has exactly one user, the next
@@ -212,12 +235,18 @@ def CGCPattern_ViewChainOp : CGCPattern_Op<"view_chain", [HasParent<"PatternOp">
     cgc_pattern.root %out
     ```
 
+    With `layers = ["cgc_op.transpose", "cgc_op.reshape", "cgc_op.gather"]`
+    on the three input chains, q, k and v may also come from one input
+    `%qkv` matched three times: the chains share the layers from `%qkv` to
+    the gathers, and each takes its own gather of a constant index and the
+    layers after it.
+
     Verified: `anchor` is an input (not an `optional` one, which may be
     absent), a layer result or an elementwise chain result, not another
     view chain (one chain over the union of the layers says the same);
     `0 <= min_length`, `max_length` is -1 or at least `min_length` and not
     0; every listed layer is a registered `cgc_op` layer with exactly one
-    operand and one result, listed once.
+    operand and one result, or `cgc_op.gather` (a selection), listed once.
   }];
   let arguments = (ins CGCPattern_ValueType:$anchor,
                        DefaultValuedAttr<I64Attr, "0">:$min_length,
@@ -230,6 +259,8 @@ def CGCPattern_ViewChainOp : CGCPattern_Op<"view_chain", [HasParent<"PatternOp">
     /// Whether the chain may hold a layer named `name`: one of `layers`, or
     /// transpose and reshape when it is absent.
     bool allowsLayer(::llvm::StringRef name);
+    /// The layer name that is a selection where `layers` lists it.
+    static constexpr ::llvm::StringLiteral kSelectionLayer = "cgc_op.gather";
     /// Whether the chain runs from an input into the match (else it
     /// continues a matched layer).
     bool isAnchoredOnInput();

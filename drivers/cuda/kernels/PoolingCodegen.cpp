@@ -1,0 +1,227 @@
+//===- PoolingCodegen.cpp - generated max and average pool kernels --------===//
+//
+// The NHWC kernel walks a pixel's window as Pooling.cpp's kernel walks a
+// plane's: cgc_kernel_range clips each spatial dimension's kernel offsets
+// to the input (and, for count_include_pad, to the padded input), so
+// padding is never read and never wins a maximum. The vector kernel loads
+// and stores whole 16-byte vectors: NVVM keeps a uint4 load whole, and the
+// store goes through PTX's st.global.v4.b32 because NVVM splits a store of
+// a vector assembled from 16-bit halves (RowKernelCodegen.cpp says the
+// same).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PoolingCodegen.h"
+
+#include "DeviceCode.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+namespace cgc::cuda {
+
+static const char kKernelRange[] =
+    R"cuda(CGC_DEVICE long long cgc_floor_div(long long a, long long b) {
+  long long quotient = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? quotient - 1 : quotient;
+}
+// Kernel offsets [first, end) whose coordinate origin + k * dilation lies
+// in [low, high).
+CGC_DEVICE void cgc_kernel_range(long long origin, long long dilation, long long kernel,
+                                 long long low, long long high, long long &first,
+                                 long long &end) {
+  first = -cgc_floor_div(-(low - origin), dilation);
+  if (first < 0)
+    first = 0;
+  end = cgc_floor_div(high - 1 - origin, dilation) + 1;
+  if (end > kernel)
+    end = kernel;
+  if (end < first)
+    end = first;
+}
+)cuda";
+
+const char *getKernelRangeSource() { return kKernelRange; }
+
+int64_t getNhwcPoolVectorWidth(DType dtype) {
+  return 16 / static_cast<int64_t>(getByteWidth(dtype));
+}
+
+bool hasNhwcPoolVectorKernel(const NhwcPoolGeometry &geometry) {
+  return geometry.channels % getNhwcPoolVectorWidth(geometry.dtype) == 0;
+}
+
+namespace {
+
+/// Writes one kernel of the source; the geometry's sizes are literals.
+class NhwcPoolWriter {
+public:
+  NhwcPoolWriter(const NhwcPoolGeometry &geometry, llvm::raw_ostream &os)
+      : g(geometry), os(os), storage(getStorageType(geometry.dtype)),
+        compute(getComputeType(geometry.dtype)) {}
+
+  /// `cgc_pool_nhwc`: one output element per thread.
+  void writeScalarKernel();
+  /// `cgc_pool_nhwc_vector`: one pixel's `vector` channels per thread.
+  void writeVectorKernel(int64_t vector);
+
+private:
+  /// `value` as an index-typed literal.
+  static std::string index(int64_t value) { return "((cgc_index)" + std::to_string(value) + "LL)"; }
+  /// The kernel's head and the grid-stride loop over `count` items.
+  void writeHead(const char *name, int64_t count);
+  /// Splits `pixel` (n·OH·OW + oh·OW + ow) into the batch and the window
+  /// origin, and clips the window to the input; an average also gets its
+  /// divisor.
+  void writeWindow(const std::string &pixel);
+  /// The accumulator's type and start.
+  std::string getAccumulatorType() const { return g.isMax ? compute : "double"; }
+  std::string getIdentity() const {
+    return g.isMax ? floatLiteral(-INFINITY, compute) : std::string("0.0");
+  }
+  /// The statement folding the compute-type `value` into `accumulator`.
+  std::string combine(const std::string &accumulator, const std::string &value) const {
+    if (g.isMax)
+      return accumulator + " = cgc_max(" + accumulator + ", (" + compute + ")" + value + ");";
+    return accumulator + " += (double)" + value + ";";
+  }
+  /// The stored result of `accumulator`.
+  std::string finish(const std::string &accumulator) const {
+    if (g.isMax)
+      return storeValue(g.dtype, accumulator);
+    return storeValue(g.dtype, "(" + compute + ")(" + accumulator + " / divisor)");
+  }
+
+  const NhwcPoolGeometry &g;
+  llvm::raw_ostream &os;
+  std::string storage, compute;
+};
+
+void NhwcPoolWriter::writeHead(const char *name, int64_t count) {
+  os << "extern \"C\" __global__ void __launch_bounds__(256) " << name << "(const " << storage
+     << " *__restrict__ in, " << storage << " *__restrict__ out) {\n"
+     << "  const cgc_index step = (cgc_index)gridDim.x * blockDim.x;\n"
+     << "  for (cgc_index item = (cgc_index)blockIdx.x * blockDim.x + threadIdx.x; item < "
+     << index(count) << "; item += step) {\n";
+}
+
+void NhwcPoolWriter::writeWindow(const std::string &pixel) {
+  os << "    const cgc_index column = " << pixel << " % " << index(g.outputWidth) << ";\n"
+     << "    const cgc_index row = (" << pixel << " / " << index(g.outputWidth) << ") % "
+     << index(g.outputHeight) << ";\n"
+     << "    const cgc_index batch = " << pixel << " / " << index(g.outputWidth * g.outputHeight)
+     << ";\n";
+  const char *names[] = {"Row", "Column"};
+  const char *positions[] = {"row", "column"};
+  int64_t sizes[] = {g.height, g.width};
+  for (int dim = 0; dim < 2; ++dim) {
+    std::string at = names[dim];
+    os << "    const long long origin" << at << " = (long long)" << positions[dim] << " * "
+       << g.strides[dim] << "LL - " << g.startPadding[dim] << "LL;\n"
+       << "    long long first" << at << ", end" << at << ";\n"
+       << "    cgc_kernel_range(origin" << at << ", " << g.dilations[dim] << "LL, " << g.kernel[dim]
+       << "LL, 0LL, " << sizes[dim] << "LL, first" << at << ", end" << at << ");\n";
+    if (!g.isMax && g.countIncludePad)
+      os << "    long long paddedFirst" << at << ", paddedEnd" << at << ";\n"
+         << "    cgc_kernel_range(origin" << at << ", " << g.dilations[dim] << "LL, "
+         << g.kernel[dim] << "LL, " << -g.startPadding[dim] << "LL, "
+         << sizes[dim] + g.endPadding[dim] << "LL, paddedFirst" << at << ", paddedEnd" << at
+         << ");\n";
+  }
+  if (g.isMax)
+    return;
+  if (g.countIncludePad)
+    os << "    const double divisor = (double)((paddedEndRow - paddedFirstRow) * "
+          "(paddedEndColumn - paddedFirstColumn));\n";
+  else
+    os << "    const double divisor = (double)((endRow - firstRow) * (endColumn - firstColumn));\n";
+}
+
+void NhwcPoolWriter::writeScalarKernel() {
+  writeHead(kNhwcPoolKernel, g.getOutputElements());
+  os << "    const cgc_index channel = item % " << index(g.channels) << ";\n"
+     << "    const cgc_index pixel = item / " << index(g.channels) << ";\n";
+  writeWindow("pixel");
+  os << "    const " << storage << " *source = in + batch * "
+     << index(g.height * g.width * g.channels) << " + channel;\n"
+     << "    " << getAccumulatorType() << " acc = " << getIdentity() << ";\n"
+     << "    for (long long kh = firstRow; kh < endRow; ++kh) {\n"
+     << "      const " << storage << " *line = source + (cgc_index)(originRow + kh * "
+     << g.dilations[0] << "LL) * " << index(g.width * g.channels) << ";\n"
+     << "      for (long long kw = firstColumn; kw < endColumn; ++kw) {\n"
+     << "        "
+     << combine("acc", loadValue(g.dtype, "line[(cgc_index)(originColumn + kw * " +
+                                              std::to_string(g.dilations[1]) + "LL) * " +
+                                              index(g.channels) + "]"))
+     << "\n      }\n    }\n"
+     << "    out[item] = " << finish("acc") << ";\n  }\n}\n";
+}
+
+void NhwcPoolWriter::writeVectorKernel(int64_t vector) {
+  int64_t groups = g.channels / vector;
+  writeHead(kNhwcPoolVectorKernel, g.getOutputElements() / vector);
+  os << "    const cgc_index group = item % " << index(groups) << ";\n"
+     << "    const cgc_index pixel = item / " << index(groups) << ";\n";
+  writeWindow("pixel");
+  // Element j of a 16-byte vector held as four 32-bit words.
+  std::string element;
+  if (g.dtype == DType::F32)
+    element = "__uint_as_float(words[j])";
+  else
+    element = loadValue(g.dtype, "(unsigned short)(words[j / 2] >> (16 * (j % 2)))");
+  os << "    const " << storage << " *source = in + batch * "
+     << index(g.height * g.width * g.channels) << " + group * " << index(vector) << ";\n"
+     << "    " << getAccumulatorType() << " acc[" << vector << "];\n"
+     << "#pragma unroll\n"
+     << "    for (int j = 0; j < " << vector << "; ++j)\n"
+     << "      acc[j] = " << getIdentity() << ";\n"
+     << "    for (long long kh = firstRow; kh < endRow; ++kh) {\n"
+     << "      const " << storage << " *line = source + (cgc_index)(originRow + kh * "
+     << g.dilations[0] << "LL) * " << index(g.width * g.channels) << ";\n"
+     << "      for (long long kw = firstColumn; kw < endColumn; ++kw) {\n"
+     << "        const uint4 bits = *reinterpret_cast<const uint4 *>(line + "
+     << "(cgc_index)(originColumn + kw * " << g.dilations[1] << "LL) * " << index(g.channels)
+     << ");\n"
+     << "        const unsigned int words[4] = {bits.x, bits.y, bits.z, bits.w};\n"
+     << "#pragma unroll\n"
+     << "        for (int j = 0; j < " << vector << "; ++j)\n"
+     << "          " << combine("acc[j]", element) << "\n"
+     << "      }\n    }\n"
+     << "    unsigned int packed[4];\n"
+     << "#pragma unroll\n"
+     << "    for (int k = 0; k < 4; ++k)\n";
+  if (g.dtype == DType::F32)
+    os << "      packed[k] = __float_as_uint(" << finish("acc[k]") << ");\n";
+  else
+    os << "      packed[k] = (unsigned int)" << finish("acc[2 * k]") << " | ((unsigned int)"
+       << finish("acc[2 * k + 1]") << " << 16);\n";
+  // The item's channels start at item * vector in the N×OH×OW×C output.
+  os << "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(out + item * "
+     << index(vector)
+     << "),\n"
+        "                 \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), \"r\"(packed[3])"
+        "\n                 : \"memory\");\n"
+     << "  }\n}\n";
+}
+
+} // namespace
+
+std::string generateNhwcPoolSource(const NhwcPoolGeometry &geometry) {
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  os << kKernelRange;
+  // 32-bit indices where every element offset (and the grid stride past
+  // the last one) fits.
+  constexpr int64_t kNarrowLimit = int64_t(1) << 30;
+  bool narrow =
+      geometry.getInputElements() < kNarrowLimit && geometry.getOutputElements() < kNarrowLimit;
+  os << (narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n");
+  NhwcPoolWriter writer(geometry, os);
+  writer.writeScalarKernel();
+  if (hasNhwcPoolVectorKernel(geometry))
+    writer.writeVectorKernel(getNhwcPoolVectorWidth(geometry.dtype));
+  return source;
+}
+
+} // namespace cgc::cuda
