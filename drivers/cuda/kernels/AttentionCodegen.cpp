@@ -37,7 +37,7 @@ std::string AttentionViewTable::generateBatchBases() const {
     for (const AttentionSelection &selection : view->selections) {
       std::string size = std::to_string(selection.size);
       starts += "    {\n"
-                "      long long selected = (long long)in" + std::to_string(selection.input) +
+                "      cgc_index selected = (cgc_index)in" + std::to_string(selection.input) +
                 "[0];\n"
                 "      if (selected < 0)\n"
                 "        selected += " + size + ";\n"
@@ -46,12 +46,12 @@ std::string AttentionViewTable::generateBatchBases() const {
                 std::to_string(selection.stride) + ";\n"
                 "    }\n";
     }
-  return "    long long base[" + count + "];\n" +
+  return "    cgc_index base[" + count + "];\n" +
          "    for (int v = 0; v < " + count + "; ++v)\n" +
          "      base[v] = 0;\n" + starts +
-         "    long long rest = batch;\n"
+         "    cgc_index rest = batch;\n"
          "    for (int d = " + std::to_string(batchRank - 1) + "; d >= 0; --d) {\n" +
-         "      const long long coordinate = rest % p.batchSizes[d];\n"
+         "      const cgc_index coordinate = rest % p.batchSizes[d];\n"
          "      rest /= p.batchSizes[d];\n"
          "      for (int v = 0; v < " + count + "; ++v)\n" +
          "        base[v] += coordinate * p.views[v][d];\n"

@@ -8,7 +8,8 @@
 // kernel parameters `in0`, `in1`, ...; the parameter block `p` has
 // `long long batchSizes[R]` and `long long views[V][R + 2]` (each view's
 // batch strides, then its row and column strides); the kernel keeps the
-// offset of the current batch matrix of view i in `base[i]`.
+// offset of the current batch matrix of view i in `base[i]`, of the type
+// `cgc_index` its source defines (getIndexTypedef, DeviceCode.h).
 //
 //===----------------------------------------------------------------------===//
 

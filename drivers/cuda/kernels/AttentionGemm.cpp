@@ -343,6 +343,7 @@ std::string generateSoftmaxSource(const AttentionPlan &plan, const GemmPlan &gem
 
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
+  os << getIndexTypedef(/*narrow=*/false);
   if (!gemm.alphaFactors.empty()) {
     os << "extern \"C\" __global__ void cgc_attention_alpha(" << parameters << "float *scalars) {\n"
        << "  float alpha = " << floatLiteral(gemm.hostAlpha, "float") << ";\n";

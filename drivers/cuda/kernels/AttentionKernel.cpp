@@ -177,6 +177,7 @@ std::string generateAttentionSource(const AttentionPlan &plan) {
 
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
+  os << getIndexTypedef(/*narrow=*/false);
   os << "struct cgc_attention_params {\n"
      << "  long long batches, queries, keys;\n"
      << "  long long batchSizes[" << rank << "];\n"

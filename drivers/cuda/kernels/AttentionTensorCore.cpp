@@ -166,7 +166,7 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
   const TileAxis &outer = staging.outer, &inner = staging.inner;
   std::string outerAt = outer.origin + " + a", innerAt = inner.origin + " + b";
   std::string coordinates =
-      "        const long long row = " + (outer.isViewRow ? outerAt : innerAt) +
+      "        const cgc_index row = " + (outer.isViewRow ? outerAt : innerAt) +
       ", column = " + (outer.isViewRow ? innerAt : outerAt) + ";\n";
   std::string outerValid = outer.bound.empty() ? "" : outerAt + " < " + outer.bound;
   std::string innerValid = inner.bound.empty() ? "" : innerAt + " < " + inner.bound;
@@ -197,7 +197,7 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
       os << "          bytes = 16u;\n"
          << "          from += " << offset << ";\n";
     } else {
-      os << "          const long long left = " << inner.bound << " - (" << innerAt << ");\n"
+      os << "          const cgc_index left = " << inner.bound << " - (" << innerAt << ");\n"
          << "          bytes = left >= 8 ? 16u : left > 0 ? (unsigned int)left * 2u : 0u;\n"
          << "          if (bytes != 0u)\n"
          << "            from += " << offset << ";\n";
@@ -478,6 +478,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   // bytes spill), so 16 warps share a multiprocessor instead of 8: blocks
   // of 128 threads are latency-bound, and more of them hide it.
   bool int32Indices = fitsInt32Indices(plan);
+  os << getIndexTypedef(int32Indices);
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads;
   if (int32Indices)
     os << ", " << 512 / threads;
@@ -505,10 +506,6 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
          << formatInitializer(values.slice(3 + rank + view * (rank + 2), rank + 2));
     os << "}};\n";
   }
-  // Every integer index below is written `long long`; the shared view
-  // code (AttentionCodegen.h) is too. With 32-bit indices they all
-  // become int.
-  size_t bodyStart = source.size();
   os
      << "  __shared__ __align__(16) unsigned short keyTile[" << keyTileElements << "];\n"
      << "  // V's tile, and Q's until the first V tile is staged.\n"
@@ -518,8 +515,8 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   os << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
      << "  // This lane's rows of the warp's 16 and its columns of each 8.\n"
      << "  const int group = lane >> 2, quad = lane & 3;\n"
-     << "  const long long firstQuery = (long long)blockIdx.x * " << queryTile << ";\n"
-     << "  const long long query0 = firstQuery + warp * 16 + group, query1 = query0 + 8;\n"
+     << "  const cgc_index firstQuery = (cgc_index)blockIdx.x * " << queryTile << ";\n"
+     << "  const cgc_index query0 = firstQuery + warp * 16 + group, query1 = query0 + 8;\n"
      << "  const float negativeInfinity = __int_as_float((int)0xff800000u);\n"
      << "  const float log2e = 1.4426950408889634f;\n";
   for (const TileStaging *staging : {&query, &key, &value})
@@ -537,18 +534,18 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   if (plan.causal && !guarded)
     // Keys after the tile's last query are masked for all of its queries
     // (the NaN guard needs every key's value).
-    os << "  const long long keyEnd = p.keys < firstQuery + " << queryTile
+    os << "  const cgc_index keyEnd = p.keys < firstQuery + " << queryTile
        << " ? p.keys : firstQuery + " << queryTile << ";\n";
   else
-    os << "  const long long keyEnd = p.keys;\n";
-  os << "  for (long long batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
+    os << "  const cgc_index keyEnd = p.keys;\n";
+  os << "  for (cgc_index batch = blockIdx.y; batch < p.batches; batch += gridDim.y) {\n"
      << table.generateBatchBases()
      << "    // The previous batch matrix's reads of the tiles are done.\n"
      << "    __syncthreads();\n"
      << "    {\n"
      << generateStaging(plan, table, query, threads) << "    }\n"
      << "    if (keyEnd > 0) {\n"
-     << "      const long long keyOrigin = 0;\n"
+     << "      const cgc_index keyOrigin = 0;\n"
      << generateStaging(plan, table, key, threads) << "    }\n"
      << "    cgc_copy_commit();\n"
      << "    cgc_copy_wait();\n"
@@ -566,7 +563,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      output[n][0] = output[n][1] = output[n][2] = output[n][3] = 0.0f;\n"
      << "    float runningMax[2] = {negativeInfinity, negativeInfinity};\n"
      << "    float runningSum[2] = {0.0f, 0.0f};\n";
-  os << "    for (long long keyStart = 0; keyStart < keyEnd; keyStart += 64) {\n"
+  os << "    for (cgc_index keyStart = 0; keyStart < keyEnd; keyStart += 64) {\n"
      << "      // Kᵀ's tile has landed, and every warp is done with V's buffer\n"
      << "      // (the previous tile's P·V; the first time, Q's fragments).\n"
      << "      cgc_copy_wait();\n"
@@ -608,8 +605,8 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      for (int j = 0; j < 8; ++j) {\n"
      << "#pragma unroll\n"
      << "        for (int h = 0; h < 4; ++h) {\n"
-     << "          const long long query = h < 2 ? query0 : query1;\n"
-     << "          const long long key = keyStart + j * 8 + quad * 2 + (h & 1);\n"
+     << "          const cgc_index query = h < 2 ? query0 : query1;\n"
+     << "          const cgc_index key = keyStart + j * 8 + quad * 2 + (h & 1);\n"
      << "          float s = score[j][h];\n"
      << "          if (query < p.queries && key < p.keys) {\n"
      << (scaled ? "            s = s * alpha;\n" : "")
@@ -667,7 +664,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      __syncthreads();\n";
   os << "      // The next Kᵀ tile is copied while P·V runs.\n"
      << "      if (keyStart + 64 < keyEnd) {\n"
-     << "        const long long keyOrigin = keyStart + 64;\n"
+     << "        const cgc_index keyOrigin = keyStart + 64;\n"
      << generateStaging(plan, table, key, threads) << "      }\n"
      << "      cgc_copy_commit();\n"
      << "      // O += P·V: output[n] is the 16 x 8 block of columns 8n..8n+7.\n"
@@ -692,7 +689,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
        << "    if (__syncthreads_or(needsSums)) {\n"
        << "      for (int column = threadIdx.x; column < EV; column += " << threads << ") {\n"
        << "        float sum = 0.0f;\n"
-       << "        for (long long key = 0; key < p.keys; ++key)\n"
+       << "        for (cgc_index key = 0; key < p.keys; ++key)\n"
        << "          sum += (float)(" << table.read(views.value, "key", "column") << ");\n"
        << "        valueSums[column] = sum;\n"
        << "      }\n"
@@ -705,7 +702,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   std::string outputOffset = viewOffset(table, views.output, "query", "d");
   os << "#pragma unroll\n"
      << "    for (int r = 0; r < 2; ++r) {\n"
-     << "      const long long query = r == 0 ? query0 : query1;\n"
+     << "      const cgc_index query = r == 0 ? query0 : query1;\n"
      << "      if (query < p.queries) {\n"
      << "#pragma unroll\n"
      << "        for (int n = 0; n < EV / 8; ++n) {\n"
@@ -718,7 +715,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
     os << "            if (p.keys != 0 && runningSum[r] == 0.0f)\n"
        << "              result[h] = replacement * valueSums[d + h];\n";
   os << "          }\n"
-     << "          const long long at = " << outputOffset << ";\n";
+     << "          const cgc_index at = " << outputOffset << ";\n";
   if (outputPairs)
     os << "          if (outputAligned) {\n"
        << "            *reinterpret_cast<unsigned int *>(out + at) = (unsigned int)"
@@ -734,18 +731,6 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "    }\n"
      << "  }\n"
      << "}\n";
-  if (int32Indices) {
-    std::string body = source.substr(bodyStart);
-    // (A pointer's `unsigned long long` stays.)
-    for (size_t at = body.find("long long"); at != std::string::npos;
-         at = body.find("long long", at + 1)) {
-      if (at >= 9 && body.compare(at - 9, 9, "unsigned ") == 0)
-        continue;
-      body.replace(at, 9, "int");
-    }
-    source.resize(bodyStart);
-    source += body;
-  }
   return source;
 }
 

@@ -142,8 +142,7 @@ static std::string generateSource(const DepthwiseSpec &spec) {
   auto load = [&](const std::string &element) { return loadValue(spec.dtype, element); };
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
-  os << "typedef " << (spec.narrowIndex ? "int" : "long long") << " cgc_index;\n"
-     << "struct alignas(" << layout.vector * getByteWidth(spec.dtype) << ") cgc_vector {\n  "
+  os << getIndexTypedef(spec.narrowIndex) << "struct alignas(" << layout.vector * getByteWidth(spec.dtype) << ") cgc_vector {\n  "
      << storage << " e[" << layout.vector << "];\n};\n"
      << "constexpr int kVector = " << layout.vector << ", kRun = " << layout.run << ";\n"
      << "constexpr int kKernelHeight = " << spec.kernelHeight

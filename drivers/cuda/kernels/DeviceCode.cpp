@@ -217,6 +217,10 @@ struct cgc_std_max_op {
 
 const char *getDevicePreamble() { return kPreamble; }
 
+const char *getIndexTypedef(bool narrow) {
+  return narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n";
+}
+
 std::string getStorageType(DType dtype) {
   switch (dtype) {
   case DType::F32:

@@ -20,6 +20,11 @@ namespace cgc::cuda {
 /// The preamble every generated source starts with.
 const char *getDevicePreamble();
 
+/// The typedef of `cgc_index`, the integer type generated kernels compute
+/// element offsets in: `int` when the caller has checked that every offset
+/// fits (`narrow`; half the registers and instructions), else `long long`.
+const char *getIndexTypedef(bool narrow);
+
 /// The C++ type elements of `dtype` are stored as in device memory
 /// (float16/bfloat16: `unsigned short` bits, bool: `unsigned char`).
 std::string getStorageType(DType dtype);

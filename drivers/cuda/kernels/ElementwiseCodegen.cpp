@@ -244,10 +244,6 @@ static void emitElement(llvm::raw_ostream &os, const StridedKernelSpec &spec,
     os << indent << targets[output] << " = " << getOutputValue(spec, output) << ";\n";
 }
 
-static const char *getIndexTypedef(bool narrow) {
-  return narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n";
-}
-
 //===----------------------------------------------------------------------===//
 // Dense
 //===----------------------------------------------------------------------===//

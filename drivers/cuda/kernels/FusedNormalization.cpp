@@ -321,7 +321,7 @@ llvm::Expected<KernelPlan> planKernel(FunctionalDefinitionOp definition, const P
   plan.name = layerNorm ? "cgc_fused_layer_norm" : "cgc_fused_softmax";
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
-  os << "typedef " << (narrow ? "int" : "long long") << " cgc_index;\n";
+  os << getIndexTypedef(narrow);
   os << "struct cgc_params {\n  long long rows, size, inner, epsilon;\n"
      << inputReads.getFields() << outputReads.getFields() << "};\n";
   std::string prologueParameters = pointers.substr(0, pointers.size() - 2);

@@ -278,7 +278,7 @@ std::string generateWindowGatherSource(const GemmGeometry &geometry, DType dtype
   llvm::raw_string_ostream os(source);
   // The gather moves bits: zero bits are +0 in every floating-point type.
   os << "typedef " << getBitsType(dtype) << " cgc_bits;\n"
-     << (narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n")
+     << getIndexTypedef(narrow)
      << "struct __align__(16) cgc_group {\n  cgc_bits v[8];\n};\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kGatherThreads << ") "
      << kWindowGatherKernel

@@ -216,7 +216,7 @@ std::string generateNhwcPoolSource(const NhwcPoolGeometry &geometry) {
   constexpr int64_t kNarrowLimit = int64_t(1) << 30;
   bool narrow =
       geometry.getInputElements() < kNarrowLimit && geometry.getOutputElements() < kNarrowLimit;
-  os << (narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n");
+  os << getIndexTypedef(narrow);
   NhwcPoolWriter writer(geometry, os);
   writer.writeScalarKernel();
   if (hasNhwcPoolVectorKernel(geometry))

@@ -72,10 +72,6 @@ static bool fitsInt32(const StridedCopyPlan &plan, const StridedCopySpec &spec, 
   return reach < kLimit;
 }
 
-static const char *getIndexTypedef(bool narrow) {
-  return narrow ? "typedef int cgc_index;\n" : "typedef long long cgc_index;\n";
-}
-
 /// The C++ type that moves `bytes` bytes in one access.
 static const char *getMoveType(unsigned bytes) {
   switch (bytes) {

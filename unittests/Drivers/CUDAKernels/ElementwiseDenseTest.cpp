@@ -583,20 +583,7 @@ TEST_F(ElementwiseDenseTest, OperandStartsMatchCpu) {
 // Fused definitions against the CPU
 //===----------------------------------------------------------------------===//
 
-class ElementwiseDenseFusedTest : public FusedKernelTest {
-public:
-  /// Builds with the fused elementwise family on the compile-only context.
-  void expectCompiles(const DefinitionCase &definitionCase) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    if (!definition)
-      return;
-    std::optional<llvm::Expected<Kernel>> kernel =
-        kFusedElementwise.build(definition, getCompileOnlyContext());
-    ASSERT_TRUE(kernel.has_value()) << "not a fused elementwise definition";
-    EXPECT_TRUE(static_cast<bool>(*kernel)) << llvm::toString(kernel->takeError());
-  }
-};
+class ElementwiseDenseFusedTest : public FusedKernelTest {};
 
 Tolerance chainTolerance(DType dtype) {
   return dtype == DType::F32 ? elementwiseTolerance(dtype) : Tolerance{1e-2, 1e-2};
@@ -645,7 +632,7 @@ CGC_FUSED_KERNEL_CASES(ElementwiseDenseFusedTest, DenseChains, denseChainCases)
 
 TEST_F(ElementwiseDenseFusedTest, DenseChainsCompile) {
   for (const DefinitionCase &definitionCase : denseChainCases())
-    expectCompiles(definitionCase);
+    expectFamilyCompiles(kFusedElementwise, definitionCase);
 }
 
 } // namespace

@@ -1090,8 +1090,9 @@ TEST_F(FusedAttentionTest, TensorCoreSourceIndexWidthFollowsThePlan) {
   EXPECT_NE(small.find("constexpr cgc_attention_constants p = {384ll, 128ll, 128ll"),
             std::string::npos);
   EXPECT_NE(small.find("__launch_bounds__(128, 4)"), std::string::npos);
-  EXPECT_NE(small.find("int base["), std::string::npos);
-  EXPECT_EQ(small.find("long long base["), std::string::npos);
+  EXPECT_NE(small.find("typedef int cgc_index;"), std::string::npos);
+  EXPECT_EQ(small.find("typedef long long cgc_index;"), std::string::npos);
+  EXPECT_NE(small.find("cgc_index base["), std::string::npos);
   // Pointers keep their 64-bit alignment checks.
   EXPECT_NE(small.find("(unsigned long long)in0 & 15ull"), std::string::npos);
 
@@ -1099,7 +1100,7 @@ TEST_F(FusedAttentionTest, TensorCoreSourceIndexWidthFollowsThePlan) {
   AttentionPlan large =
       layerPlan({22000, 12, 128, 64}, {22000, 12, 128, 64}, {22000, 12, 128, 64});
   std::string wide = generateTensorCoreAttentionSource(large, tiling);
-  EXPECT_NE(wide.find("long long base["), std::string::npos);
+  EXPECT_NE(wide.find("typedef long long cgc_index;"), std::string::npos);
   EXPECT_NE(wide.find("__launch_bounds__(128)"), std::string::npos);
 }
 

@@ -21,21 +21,7 @@ using namespace cgc::cuda::test;
 
 namespace {
 
-class FusedElementwiseTest : public FusedKernelTest {
-public:
-  /// Builds the case's kernel with the fused elementwise family on the
-  /// compile-only context: its generated source must compile.
-  void expectCompiles(const DefinitionCase &definitionCase) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    if (!definition)
-      return;
-    std::optional<llvm::Expected<Kernel>> kernel =
-        kFusedElementwise.build(definition, getCompileOnlyContext());
-    ASSERT_TRUE(kernel.has_value()) << "not a fused elementwise definition";
-    EXPECT_TRUE(static_cast<bool>(*kernel)) << llvm::toString(kernel->takeError());
-  }
-};
+class FusedElementwiseTest : public FusedKernelTest {};
 
 const DType kFloatTypes[] = {DType::F32, DType::F16, DType::BF16};
 
@@ -189,25 +175,25 @@ CGC_FUSED_KERNEL_CASES(FusedElementwiseTest, MixedChains, mixedCases)
 
 TEST_F(FusedElementwiseTest, FloatChainsCompile) {
   for (const DefinitionCase &definitionCase : floatCases())
-    expectCompiles(definitionCase);
+    expectFamilyCompiles(kFusedElementwise, definitionCase);
 }
 
 TEST_F(FusedElementwiseTest, MixedChainsCompile) {
   for (const DefinitionCase &definitionCase : mixedCases())
-    expectCompiles(definitionCase);
+    expectFamilyCompiles(kFusedElementwise, definitionCase);
 }
 
 TEST_F(FusedElementwiseTest, ChainsOfAnotherShapeShareTheirModule) {
   NvrtcCompiler &compiler = getCompileOnlyContext().getCompiler();
-  expectCompiles(geluCase({2, 64, 3072}, DType::F32));
+  expectFamilyCompiles(kFusedElementwise, geluCase({2, 64, 3072}, DType::F32));
   size_t modules = compiler.getModuleCount();
   // The same chain over other sizes of the same rank merges to the same loop
   // nest: the source, and so the module, is the same.
-  expectCompiles(geluCase({4, 16, 100}, DType::F32));
+  expectFamilyCompiles(kFusedElementwise, geluCase({4, 16, 100}, DType::F32));
   EXPECT_EQ(compiler.getModuleCount(), modules);
   // Another element type is another source (float64: no other test
   // compiles this chain in it).
-  expectCompiles(geluCase({4, 16, 100}, DType::F64));
+  expectFamilyCompiles(kFusedElementwise, geluCase({4, 16, 100}, DType::F64));
   EXPECT_EQ(compiler.getModuleCount(), modules + 1);
 }
 

@@ -29,21 +29,7 @@ using namespace cgc::cuda::test;
 
 namespace {
 
-class FusedNormalizationTest : public FusedKernelTest {
-public:
-  /// Builds the case's kernel with the fused normalization family on the
-  /// compile-only context: its generated source must compile.
-  void expectCompiles(const DefinitionCase &definitionCase) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    if (!definition)
-      return;
-    std::optional<llvm::Expected<Kernel>> kernel =
-        kFusedNormalization.build(definition, getCompileOnlyContext());
-    ASSERT_TRUE(kernel.has_value()) << "not a fused normalization definition";
-    EXPECT_TRUE(static_cast<bool>(*kernel)) << llvm::toString(kernel->takeError());
-  }
-};
+class FusedNormalizationTest : public FusedKernelTest {};
 
 const DType kFloatTypes[] = {DType::F32, DType::F16, DType::BF16};
 
@@ -260,20 +246,20 @@ CGC_FUSED_KERNEL_CASES(FusedNormalizationTest, Softmax, softmaxCases)
 
 TEST_F(FusedNormalizationTest, LayerNormCompiles) {
   for (const DefinitionCase &definitionCase : layerNormCases())
-    expectCompiles(definitionCase);
+    expectFamilyCompiles(kFusedNormalization, definitionCase);
 }
 
 TEST_F(FusedNormalizationTest, SoftmaxCompiles) {
   for (const DefinitionCase &definitionCase : softmaxCases())
-    expectCompiles(definitionCase);
+    expectFamilyCompiles(kFusedNormalization, definitionCase);
 }
 
 TEST_F(FusedNormalizationTest, SequenceLengthsShareTheirModule) {
   NvrtcCompiler &compiler = getCompileOnlyContext().getCompiler();
-  expectCompiles(residualLayerNormCase({1, 77, 512}, DType::F32));
+  expectFamilyCompiles(kFusedNormalization, residualLayerNormCase({1, 77, 512}, DType::F32));
   size_t modules = compiler.getModuleCount();
   // Another number of rows of the same length: only parameters differ.
-  expectCompiles(residualLayerNormCase({3, 50, 512}, DType::F32));
+  expectFamilyCompiles(kFusedNormalization, residualLayerNormCase({3, 50, 512}, DType::F32));
   EXPECT_EQ(compiler.getModuleCount(), modules);
 }
 

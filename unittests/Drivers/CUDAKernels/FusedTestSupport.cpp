@@ -4,6 +4,7 @@
 
 #include "drivers/cpu/Kernels.h"
 #include "drivers/cuda/FusedKernels.h"
+#include "drivers/cuda/kernels/FusedSupport.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -84,6 +85,17 @@ void FusedKernelTest::expectFusedAccepted(const DefinitionCase &definitionCase) 
   std::optional<llvm::Error> recognized = checkFusedKernel(definition);
   ASSERT_TRUE(recognized.has_value()) << "no fused kernel recognizes the definition";
   EXPECT_FALSE(static_cast<bool>(*recognized)) << llvm::toString(std::move(*recognized));
+}
+
+void FusedKernelTest::expectFamilyCompiles(const FusedFamily &family,
+                                           const DefinitionCase &definitionCase) {
+  SCOPED_TRACE(definitionCase.describe());
+  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  if (!definition)
+    return;
+  std::optional<llvm::Expected<Kernel>> kernel = family.build(definition, getCompileOnlyContext());
+  ASSERT_TRUE(kernel.has_value()) << "not a fused " << family.name << " definition";
+  EXPECT_TRUE(static_cast<bool>(*kernel)) << llvm::toString(kernel->takeError());
 }
 
 void FusedKernelTest::expectFusedRejected(const DefinitionCase &definitionCase,

@@ -16,6 +16,10 @@
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 
+namespace cgc::cuda {
+struct FusedFamily;
+} // namespace cgc::cuda
+
 namespace cgc::cuda::test {
 
 /// One definition to check.
@@ -50,6 +54,9 @@ public:
   /// Expects no fused kernel for the definition: checkFusedKernel answers
   /// std::nullopt, or an error containing `message` when it is not empty.
   void expectFusedRejected(const DefinitionCase &definitionCase, const std::string &message = "");
+  /// Expects `family` to build the definition on the compile-only context:
+  /// its generated source must compile (no GPU needed).
+  void expectFamilyCompiles(const FusedFamily &family, const DefinitionCase &definitionCase);
 };
 
 /// Defines `<Name>MatchesCpu` (every case against the reference; skipped
