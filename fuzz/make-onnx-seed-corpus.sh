@@ -39,4 +39,4 @@ if [[ -n $node_dir && -d $node_dir ]]; then
 fi
 echo "make-onnx-seed-corpus.sh: $generated generated and $node_seeds ONNX node test seeds"
 
-exec "$@" "$corpus"
+exec bash "$(dirname "$0")/run-fuzzer.sh" "$corpus.log" "$corpus" "$@"

@@ -47,4 +47,4 @@ else
   echo "make-seed-corpus.sh: no cgc-opt given; synthetic seeds only"
 fi
 
-exec "$@" "$corpus"
+exec bash "$(dirname "$0")/run-fuzzer.sh" "$corpus.log" "$corpus" "$@"

@@ -1,9 +1,10 @@
 //===- CudnnGraph.cpp - operation graphs through cuDNN's backend API ------===//
 //
-// Engine configurations are tried in heuristic order and the first that
-// finalizes wins: cuDNN's heuristics rank them but do not promise that each
-// supports the graph (runtime-fusion engines, for one, often want other
-// layouts), so a refusal only moves on to the next. Numerical notes filter
+// Engine configurations are tried in heuristic order: cuDNN's heuristics
+// rank them but do not promise that each supports the graph (runtime-fusion
+// engines, for one, often want other layouts), so a refusal only moves on
+// to the next. The first that finalizes is the plan, or, for a caller that
+// times them, the first few. Numerical notes filter
 // out what the CPU reference would not match: TF32 tensor cores for
 // float32, inputs converted down, reduced-precision accumulation, FFT and
 // Winograd.
@@ -249,10 +250,35 @@ static std::string getRejection(cudnnBackendDescriptor_t configuration,
   return "";
 }
 
-std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
-                                           CudnnGraphBuilder &builder,
-                                           llvm::ArrayRef<cudnnBackendDescriptor_t> operations,
-                                           const CudnnEngineFilter &filter, std::string &reason) {
+/// Whether the engine of `configuration` compiles code when its plan
+/// finalizes (cuDNN's runtime-fusion engines).
+static bool compilesAtRuntime(cudnnBackendDescriptor_t configuration) {
+  BackendDescriptor engineDescriptor;
+  if (createDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engineDescriptor) != CUDNN_STATUS_SUCCESS)
+    return false;
+  cudnnBackendDescriptor_t raw = engineDescriptor.get();
+  int64_t count = 0;
+  if (cudnnBackendGetAttribute(configuration, CUDNN_ATTR_ENGINECFG_ENGINE,
+                               CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count,
+                               &raw) != CUDNN_STATUS_SUCCESS)
+    return false;
+  cudnnBackendBehaviorNote_t notes[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  int64_t noteCount = 0;
+  if (cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+                               CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &noteCount,
+                               notes) != CUDNN_STATUS_SUCCESS)
+    return false;
+  noteCount = std::min<int64_t>(noteCount, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT);
+  return std::find(notes, notes + noteCount, CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) !=
+         notes + noteCount;
+}
+
+std::vector<std::unique_ptr<CudnnPlan>>
+createCudnnPlans(std::shared_ptr<CudnnHandle> handle, CudnnGraphBuilder &builder,
+                 llvm::ArrayRef<cudnnBackendDescriptor_t> operations,
+                 const CudnnEngineFilter &filter, const CudnnPlanSearch &search,
+                 std::string &reason) {
+  std::vector<std::unique_ptr<CudnnPlan>> plans;
   std::lock_guard<std::mutex> lock(handle->mutex);
   cudnnHandle_t cudnn = handle->handle;
   cudnnBackendDescriptor_t graph = builder.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
@@ -263,11 +289,19 @@ std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
   builder.finalize(graph, "operation graph");
   if (builder.hasFailed()) {
     reason = builder.getError();
-    return nullptr;
+    return plans;
   }
+  // Every plan keeps the graph's descriptors, the heuristics and their
+  // configurations alive.
+  auto descriptors = std::make_shared<std::vector<BackendDescriptor>>(builder.takeDescriptors());
+  int64_t maxPlans = search.position ? 1 : std::max<int64_t>(search.maxPlans, 1);
+  int64_t runtimeCompiled = 0;
 
   std::string lastRefusal = "cuDNN's heuristics list no engine for the graph";
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    // The fallback list is read only when mode A gave nothing.
+    if (!plans.empty() || (search.position && search.position->mode != mode))
+      continue;
     BackendDescriptor heuristics;
     cudnnStatus_t status = createDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, heuristics);
     if (status == CUDNN_STATUS_SUCCESS)
@@ -305,13 +339,21 @@ std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
       continue;
     }
     returned = std::min<int64_t>(returned, static_cast<int64_t>(raw.size()));
-    for (int64_t index = 0; index < returned; ++index) {
+    for (int64_t index = 0; index < returned && static_cast<int64_t>(plans.size()) < maxPlans;
+         ++index) {
+      if (search.position && search.position->index != index)
+        continue;
       int64_t engine = -1;
       std::string rejection = getRejection(raw[index], filter, engine);
       if (!rejection.empty()) {
         lastRefusal = "engine " + std::to_string(engine) + " is not used: " + rejection;
         continue;
       }
+      // Runtime-fusion engines compile when they finalize: at most
+      // search.maxRuntimeCompiled of them, beyond the first plan.
+      bool compiles = compilesAtRuntime(raw[index]);
+      if (compiles && !plans.empty() && runtimeCompiled >= search.maxRuntimeCompiled)
+        continue;
       BackendDescriptor plan;
       status = createDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, plan);
       if (status == CUDNN_STATUS_SUCCESS)
@@ -336,20 +378,35 @@ std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
                       std::to_string(workspaceSize) + " bytes of workspace";
         continue;
       }
+      runtimeCompiled += compiles ? 1 : 0;
       auto result = std::make_unique<CudnnPlan>();
       result->handle = handle;
-      result->graph = builder.takeDescriptors();
-      result->graph.push_back(std::move(heuristics));
-      for (BackendDescriptor &configuration : configurations)
-        result->graph.push_back(std::move(configuration));
+      result->graph = descriptors;
       result->plan = std::move(plan);
       result->workspaceSize = workspaceSize;
       result->engine = engine;
-      return result;
+      result->position = CudnnPlanPosition{mode, index};
+      result->compilesAtRuntime = compiles;
+      plans.push_back(std::move(result));
+    }
+    if (!plans.empty()) {
+      descriptors->push_back(std::move(heuristics));
+      for (BackendDescriptor &configuration : configurations)
+        descriptors->push_back(std::move(configuration));
     }
   }
-  reason = lastRefusal;
-  return nullptr;
+  if (plans.empty())
+    reason = lastRefusal;
+  return plans;
+}
+
+std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
+                                           CudnnGraphBuilder &builder,
+                                           llvm::ArrayRef<cudnnBackendDescriptor_t> operations,
+                                           const CudnnEngineFilter &filter, std::string &reason) {
+  std::vector<std::unique_ptr<CudnnPlan>> plans = createCudnnPlans(
+      std::move(handle), builder, operations, filter, CudnnPlanSearch(), reason);
+  return plans.empty() ? nullptr : std::move(plans.front());
 }
 
 } // namespace cgc::cuda

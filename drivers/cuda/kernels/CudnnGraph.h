@@ -3,8 +3,9 @@
 // cuDNN's graph (backend) API: tensors and operations are descriptors whose
 // attributes are set one by one and then finalized; an operation graph of
 // them gets engine configurations from cuDNN's heuristics, and the first
-// configuration that finalizes into an execution plan runs the graph. A
-// kernel builds the plan once; a launch binds the device pointers of the
+// configuration that finalizes into an execution plan runs the graph (or
+// the fastest of the first few, for a caller that times them). A kernel
+// builds the plan once; a launch binds the device pointers of the
 // graph's tensors (a variant pack) and executes the plan on its stream.
 //
 // CudnnGraphBuilder keeps the first failure: later calls do nothing, so a
@@ -22,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,15 +104,28 @@ struct CudnnEngineFilter {
   int64_t maxWorkspace = int64_t(1) << 30;
 };
 
+/// Where an engine configuration stands in cuDNN's heuristics: the list of
+/// one heuristic mode and the index in it. The heuristics rank the same
+/// graph the same way, so a position found once names the configuration
+/// again.
+struct CudnnPlanPosition {
+  cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
+  int64_t index = 0;
+};
+
 /// A finalized execution plan and the graph it was made from (kept alive
-/// with it).
+/// with it, and shared by the plans made from one graph).
 struct CudnnPlan {
   std::shared_ptr<CudnnHandle> handle;
-  std::vector<BackendDescriptor> graph;
+  std::shared_ptr<std::vector<BackendDescriptor>> graph;
   BackendDescriptor plan;
   int64_t workspaceSize = 0;
   /// The engine's global index (for reports).
   int64_t engine = -1;
+  /// Its engine configuration in the heuristics.
+  CudnnPlanPosition position;
+  /// The engine compiled code when the plan finalized (runtime fusion).
+  bool compilesAtRuntime = false;
 
   /// Executes the plan on `stream` under the handle's lock, the tensors
   /// `uids` bound to `pointers` (one each).
@@ -118,12 +133,33 @@ struct CudnnPlan {
                         void *workspace, cudaStream_t stream) const;
 };
 
-/// The plan of the graph of `operations` (finalized operation descriptors
-/// of `builder`, which also made the tensors they use; the plan takes all of
-/// its descriptors): the operation graph is finalized, then the first engine
-/// configuration of cuDNN's heuristics (mode A, then the fallback list) that
-/// `filter` allows and that finalizes becomes the plan. Everything runs under
-/// the handle's lock. On failure returns null and says why in `reason`.
+/// Which plans createCudnnPlans makes.
+struct CudnnPlanSearch {
+  /// The most plans (the first configurations that `filter` allows and
+  /// that finalize, in heuristic order).
+  int64_t maxPlans = 1;
+  /// Of those after the first, the most whose engine compiles at runtime:
+  /// each costs a compilation, tens to hundreds of milliseconds.
+  int64_t maxRuntimeCompiled = 1;
+  /// Only the configuration at this position (one found before).
+  std::optional<CudnnPlanPosition> position;
+};
+
+/// The plans of the graph of `operations` (finalized operation descriptors
+/// of `builder`, which also made the tensors they use; the plans take all
+/// of its descriptors): the operation graph is finalized, then engine
+/// configurations of cuDNN's heuristics (mode A, or the fallback list when
+/// mode A has none) that `filter` allows and that finalize become plans, as
+/// `search` says. Everything runs under the handle's lock. When there is no
+/// plan, says why in `reason`.
+std::vector<std::unique_ptr<CudnnPlan>>
+createCudnnPlans(std::shared_ptr<CudnnHandle> handle, CudnnGraphBuilder &builder,
+                 llvm::ArrayRef<cudnnBackendDescriptor_t> operations,
+                 const CudnnEngineFilter &filter, const CudnnPlanSearch &search,
+                 std::string &reason);
+
+/// The first plan of createCudnnPlans; null (with the reason) when there is
+/// none.
 std::unique_ptr<CudnnPlan> createCudnnPlan(std::shared_ptr<CudnnHandle> handle,
                                            CudnnGraphBuilder &builder,
                                            llvm::ArrayRef<cudnnBackendDescriptor_t> operations,

@@ -43,12 +43,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/OperationSupport.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <vector>
 
 namespace cgc::cuda {
@@ -58,7 +60,16 @@ namespace {
 /// planning aligns buffers to 64 bytes unless told otherwise; launches
 /// check it).
 constexpr int64_t kGraphAlignment = 16;
+/// The most cuDNN graph plans a definition times (the first that
+/// finalize, in heuristic order; see CudnnPlanSearch for the runtime-fusion
+/// engines among them).
+constexpr int64_t kMaxTimedGraphPlans = 4;
 } // namespace
+
+/// A time for the reports, or "?" when it could not be taken.
+static std::string formatTime(std::optional<float> milliseconds) {
+  return milliseconds ? std::to_string(*milliseconds) : std::string("?");
+}
 
 //===----------------------------------------------------------------------===//
 // The epilogue path
@@ -110,9 +121,17 @@ struct PointwiseNode {
   Shape argumentShape;
 };
 
-/// A plan and the definition argument bound to each of its tensors.
+/// The graph path's plan: its engine and how many plans were timed to
+/// choose it.
+struct GraphPlanChoice {
+  int64_t engine = -1;
+  int timedPlans = 0;
+};
+
+/// The plans of one graph (one, or the first few for timing) and the
+/// definition argument bound to each of its tensors.
 struct GraphKernelPlan {
-  std::shared_ptr<CudnnPlan> plan;
+  std::vector<std::shared_ptr<CudnnPlan>> plans;
   llvm::SmallVector<int64_t, 8> uids;
   /// Per uid: the definition argument, or -1 for the output.
   llvm::SmallVector<int, 8> arguments;
@@ -179,7 +198,8 @@ static std::optional<PointwiseNode> getPointwiseNode(const ChainStep &step, mlir
 /// The plan of `shape` as one cuDNN graph, or a null plan with the reason.
 static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition,
                                        const FusedConvolutionShape &shape,
-                                       std::shared_ptr<CudnnHandle> handle, std::string &reason) {
+                                       std::shared_ptr<CudnnHandle> handle,
+                                       const CudnnPlanSearch &search, std::string &reason) {
   mlir::Block &body = definition.getBody().front();
   op::ConvolutionOp conv = shape.conv;
   const Shape &outputShape = shape.plan.output.shape;
@@ -370,12 +390,58 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition,
   }
   CudnnEngineFilter filter;
   filter.rejectTensorCores = dtype == DType::F32;
-  std::unique_ptr<CudnnPlan> plan =
-      createCudnnPlan(std::move(handle), builder, operations, filter, reason);
-  if (!plan)
-    return {};
-  result.plan = std::move(plan);
+  for (std::unique_ptr<CudnnPlan> &plan :
+       createCudnnPlans(std::move(handle), builder, operations, filter, search, reason))
+    result.plans.push_back(std::move(plan));
   return result;
+}
+
+/// The positions of the plans this process chose by timing, by device and
+/// definition (getPlanSearchKey): a model's repeated convolutions are timed
+/// once.
+class PlanChoiceCache {
+public:
+  std::optional<CudnnPlanPosition> lookup(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = positions.find(key);
+    if (found == positions.end())
+      return std::nullopt;
+    return found->second;
+  }
+  void store(const std::string &key, CudnnPlanPosition position) {
+    std::lock_guard<std::mutex> lock(mutex);
+    positions[key] = position;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, CudnnPlanPosition> positions;
+};
+
+static PlanChoiceCache &getPlanChoiceCache() {
+  static PlanChoiceCache cache;
+  return cache;
+}
+
+/// What determines the graph of `definition` on `device`: the definition
+/// as printed (its types, attributes and body), without its name.
+static std::string getPlanSearchKey(int device, FunctionalDefinitionOp definition) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  definition->print(os, mlir::OpPrintingFlags().printGenericOpForm().useLocalScope());
+  std::string name = ("\"" + definition.getSymName() + "\"").str();
+  if (size_t at = text.find(name); at != std::string::npos)
+    text.erase(at, name.size());
+  return std::to_string(device) + ":" + text;
+}
+
+/// Whether cuDNN graph plans are timed: unless CGC_CUDA_CUDNN_TUNING is "0".
+static bool isGraphTuningEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("CGC_CUDA_CUDNN_TUNING");
+    return !(value && llvm::StringRef(value) == "0");
+  }();
+  return enabled;
 }
 
 /// The graph path's kernel, std::nullopt (with the reason) when cuDNN has no
@@ -383,33 +449,77 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition,
 static llvm::Expected<std::optional<Kernel>> buildGraphPath(FunctionalDefinitionOp definition,
                                                             const FusedConvolutionShape &shape,
                                                             KernelContext::Impl &context,
-                                                            std::string &reason, int64_t &engine) {
+                                                            std::string &reason, GraphPlanChoice &choice) {
   auto handle = context.getCudnn(shape.conv);
   if (!handle)
     return inFusedConvolution(definition, handle.takeError());
-  GraphKernelPlan graph = createGraphPlan(definition, shape, *handle, reason);
-  if (!graph.plan)
+  // A definition timed before takes the plan it chose; otherwise the first
+  // plans are timed where tuning is on, and the fastest kept.
+  bool tuning = isGraphTuningEnabled() && context.hasDevice();
+  std::string key = tuning ? getPlanSearchKey(context.getDevice(), definition) : std::string();
+  CudnnPlanSearch search;
+  search.position = tuning ? getPlanChoiceCache().lookup(key) : std::nullopt;
+  search.maxPlans = tuning ? kMaxTimedGraphPlans : 1;
+  GraphKernelPlan graph = createGraphPlan(definition, shape, *handle, search, reason);
+  if (graph.plans.empty() && search.position) {
+    search.position.reset();
+    graph = createGraphPlan(definition, shape, *handle, search, reason);
+  }
+  if (graph.plans.empty())
     return std::optional<Kernel>();
-  engine = graph.plan->engine;
+
   std::string name = ("@" + definition.getSymName() + ": fused convolution").str();
-  uint64_t workspaceSize = static_cast<uint64_t>(graph.plan->workspaceSize);
-  auto launch = [graph = std::move(graph), name](const LaunchArgs &args) -> std::string {
-    llvm::SmallVector<void *, 8> pointers;
-    for (int argument : graph.arguments) {
-      void *pointer = argument < 0 ? args.outputs[0] : const_cast<void *>(args.inputs[argument]);
-      if (reinterpret_cast<uintptr_t>(pointer) % kGraphAlignment != 0)
-        return name + ": the cuDNN graph needs " + std::to_string(kGraphAlignment) +
-               "-byte aligned tensors; " +
-               (argument < 0 ? std::string("the output") : "argument " + std::to_string(argument)) +
-               " is not";
-      pointers.push_back(pointer);
-    }
-    cudnnStatus_t status = graph.plan->execute(graph.uids, pointers, args.workspace, args.stream);
-    if (status != CUDNN_STATUS_SUCCESS)
-      return name + ": cudnnBackendExecute failed: " + cudnnGetErrorString(status);
-    return "";
+  auto makeKernel = [&](std::shared_ptr<CudnnPlan> plan) {
+    uint64_t workspaceSize = static_cast<uint64_t>(plan->workspaceSize);
+    auto launch = [plan = std::move(plan), uids = graph.uids, arguments = graph.arguments,
+                   name](const LaunchArgs &args) -> std::string {
+      llvm::SmallVector<void *, 8> pointers;
+      for (int argument : arguments) {
+        void *pointer =
+            argument < 0 ? args.outputs[0] : const_cast<void *>(args.inputs[argument]);
+        if (reinterpret_cast<uintptr_t>(pointer) % kGraphAlignment != 0)
+          return name + ": the cuDNN graph needs " + std::to_string(kGraphAlignment) +
+                 "-byte aligned tensors; " +
+                 (argument < 0 ? std::string("the output")
+                               : "argument " + std::to_string(argument)) +
+                 " is not";
+        pointers.push_back(pointer);
+      }
+      cudnnStatus_t status = plan->execute(uids, pointers, args.workspace, args.stream);
+      if (status != CUDNN_STATUS_SUCCESS)
+        return name + ": cudnnBackendExecute failed: " + cudnnGetErrorString(status);
+      return "";
+    };
+    return Kernel{std::move(launch), alignWorkspace(workspaceSize)};
   };
-  return std::optional<Kernel>(Kernel{std::move(launch), alignWorkspace(workspaceSize)});
+
+  size_t chosen = 0;
+  if (graph.plans.size() > 1) {
+    std::vector<Kernel> kernels;
+    llvm::SmallVector<const Kernel *, 4> timed;
+    for (const std::shared_ptr<CudnnPlan> &plan : graph.plans)
+      kernels.push_back(makeKernel(plan));
+    for (const Kernel &kernel : kernels)
+      timed.push_back(&kernel);
+    std::vector<std::optional<float>> times = timeLaunches(definition, timed);
+    for (size_t index = 0; index < times.size(); ++index)
+      if (times[index] && (!times[chosen] || *times[index] < *times[chosen]))
+        chosen = index;
+    if (isVerbose()) {
+      llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph plans:";
+      for (size_t index = 0; index < times.size(); ++index)
+        llvm::errs() << " engine " << graph.plans[index]->engine
+                     << (graph.plans[index]->compilesAtRuntime ? " (runtime fusion)" : "") << " "
+                     << formatTime(times[index]) << " ms"
+                     << (index == chosen ? " (kept)" : "") << ";";
+      llvm::errs() << "\n";
+    }
+    if (times[chosen])
+      getPlanChoiceCache().store(key, graph.plans[chosen]->position);
+  }
+  choice.engine = graph.plans[chosen]->engine;
+  choice.timedPlans = graph.plans.size() > 1 ? static_cast<int>(graph.plans.size()) : 0;
+  return std::optional<Kernel>(makeKernel(graph.plans[chosen]));
 }
 
 //===----------------------------------------------------------------------===//
@@ -450,24 +560,19 @@ static std::optional<FusedConvolutionPath> getForcedPath() {
   return forced;
 }
 
-/// A time for the reports, or "?" when it could not be taken.
-static std::string formatTime(std::optional<float> milliseconds) {
-  return milliseconds ? std::to_string(*milliseconds) : std::string("?");
-}
-
 /// The cuDNN paths: `path` (graph or library) when given; otherwise the
 /// graph where cuDNN has a plan, timed against the library path in NCHW,
-/// else the library path. `engine` gets the graph's engine.
+/// else the library path. `choice` gets the graph's plan.
 static llvm::Expected<FusedConvolutionKernel>
 buildCudnnPaths(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
                 KernelContext::Impl &context, std::optional<FusedConvolutionPath> path,
-                int64_t &engine) {
+                GraphPlanChoice &choice) {
   FusedConvolutionKernel result;
   bool tryGraph = path ? *path == FusedConvolutionPath::CudnnGraph : context.hasDevice();
   if (!tryGraph && !path)
     result.graphRefusal = "the kernel context has no device";
   if (tryGraph) {
-    auto kernel = buildGraphPath(definition, shape, context, result.graphRefusal, engine);
+    auto kernel = buildGraphPath(definition, shape, context, result.graphRefusal, choice);
     if (!kernel)
       return kernel.takeError();
     // Channels-last with a graph plan: the graph is kept without timing the
@@ -526,8 +631,8 @@ buildCudnnPaths(FunctionalDefinitionOp definition, const FusedConvolutionShape &
 static llvm::Expected<FusedConvolutionKernel>
 keepFasterThanCudnn(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
                     KernelContext::Impl &context, FusedConvolutionKernel candidate,
-                    int64_t &engine) {
-  auto cudnn = buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+                    GraphPlanChoice &choice) {
+  auto cudnn = buildCudnnPaths(definition, shape, context, std::nullopt, choice);
   if (!cudnn) {
     candidate.graphRefusal = llvm::toString(cudnn.takeError());
     return candidate;
@@ -556,14 +661,14 @@ keepFasterThanCudnn(FunctionalDefinitionOp definition, const FusedConvolutionSha
 static llvm::Expected<FusedConvolutionKernel> chooseDepthwise(FunctionalDefinitionOp definition,
                                                               const FusedConvolutionShape &shape,
                                                               KernelContext::Impl &context,
-                                                              int64_t &engine) {
+                                                              GraphPlanChoice &choice) {
   auto depthwise = buildDepthwiseConvolution(definition, shape, context);
   if (!depthwise) {
     std::string refusal = llvm::toString(depthwise.takeError());
     if (isVerbose())
       llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": depthwise kernel: " << refusal
                    << "\n";
-    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+    return buildCudnnPaths(definition, shape, context, std::nullopt, choice);
   }
   FusedConvolutionKernel result;
   result.kernel = std::move(*depthwise);
@@ -572,7 +677,7 @@ static llvm::Expected<FusedConvolutionKernel> chooseDepthwise(FunctionalDefiniti
     result.graphRefusal = "the kernel context has no device";
     return result;
   }
-  return keepFasterThanCudnn(definition, shape, context, std::move(result), engine);
+  return keepFasterThanCudnn(definition, shape, context, std::move(result), choice);
 }
 
 /// The channels-last convolution the GEMM path runs: cuBLASLt's GEMM
@@ -583,21 +688,21 @@ static llvm::Expected<FusedConvolutionKernel> chooseDepthwise(FunctionalDefiniti
 static llvm::Expected<FusedConvolutionKernel> chooseGemm(FunctionalDefinitionOp definition,
                                                          const FusedConvolutionShape &shape,
                                                          KernelContext::Impl &context,
-                                                         int64_t &engine) {
+                                                         GraphPlanChoice &choice) {
   if (!context.hasDevice())
-    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+    return buildCudnnPaths(definition, shape, context, std::nullopt, choice);
   auto gemm = buildGemmConvolution(definition, shape, context);
   if (!gemm) {
     std::string refusal = llvm::toString(gemm.takeError());
     if (isVerbose())
       llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuBLASLt GEMM: " << refusal
                    << "\n";
-    return buildCudnnPaths(definition, shape, context, std::nullopt, engine);
+    return buildCudnnPaths(definition, shape, context, std::nullopt, choice);
   }
   FusedConvolutionKernel result;
   result.kernel = std::move(*gemm);
   result.path = FusedConvolutionPath::Gemm;
-  return keepFasterThanCudnn(definition, shape, context, std::move(result), engine);
+  return keepFasterThanCudnn(definition, shape, context, std::move(result), choice);
 }
 
 llvm::Expected<FusedConvolutionKernel>
@@ -626,7 +731,7 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
   if (forcedByEnvironment && path == FusedConvolutionPath::Gemm && gemmRefusal)
     path.reset();
 
-  int64_t engine = -1;
+  GraphPlanChoice choice;
   auto buildPath = [&]() -> llvm::Expected<FusedConvolutionKernel> {
     if (path == FusedConvolutionPath::DepthwiseKernel || path == FusedConvolutionPath::Gemm) {
       bool depthwise = path == FusedConvolutionPath::DepthwiseKernel;
@@ -645,20 +750,24 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     // only when it has one channel (groups = channels = 1): the depthwise
     // kernel is asked first.
     if (!path && !getDepthwiseRefusal(shape))
-      return chooseDepthwise(definition, shape, context, engine);
+      return chooseDepthwise(definition, shape, context, choice);
     if (!path && !gemmRefusal)
-      return chooseGemm(definition, shape, context, engine);
-    return buildCudnnPaths(definition, shape, context, path, engine);
+      return chooseGemm(definition, shape, context, choice);
+    return buildCudnnPaths(definition, shape, context, path, choice);
   };
   llvm::Expected<FusedConvolutionKernel> built = buildPath();
   if (!built)
     return built.takeError();
+  if (built->path == FusedConvolutionPath::CudnnGraph) {
+    built->engine = choice.engine;
+    built->timedPlans = choice.timedPlans;
+  }
   if (isVerbose()) {
     llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": fused "
                  << (shape.channelsLast ? "channels-last " : "") << "convolution runs as "
                  << getFusedConvolutionPathName(built->path);
     if (built->path == FusedConvolutionPath::CudnnGraph)
-      llvm::errs() << " (engine " << engine << ")";
+      llvm::errs() << " (engine " << choice.engine << ")";
     else
       llvm::errs() << " (cuDNN graph: " << built->graphRefusal << ")";
     llvm::errs() << "\n";

@@ -69,6 +69,11 @@ struct FusedConvolutionKernel {
   /// On the other paths: why the cuDNN graph does not run the definition
   /// (or was not kept).
   std::string graphRefusal;
+  /// On the cuDNN graph path: the engine of its plan, and how many plans
+  /// were timed to choose it (0 when cuDNN had one, tuning is off, or this
+  /// process timed the same definition before and reused its choice).
+  int64_t engine = -1;
+  int timedPlans = 0;
 };
 
 /// Builds the fused convolution of `definition`, which the family must
@@ -88,7 +93,10 @@ struct FusedConvolutionKernel {
 /// otherwise (the GEMM needs cuBLASLt, which needs a device, as cuDNN does)
 /// it compiles the epilogue kernel, then stops where cuDNN needs a device;
 /// the GEMM path forced compiles its generated kernels, then stops where
-/// cuBLASLt needs a device.
+/// cuBLASLt needs a device. The cuDNN graph's plan is the fastest of the
+/// first that finalize (up to 4, one runtime-fusion engine beyond the
+/// first), timed once per process for each distinct definition and device
+/// unless CGC_CUDA_CUDNN_TUNING is "0".
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path = std::nullopt);

@@ -10,6 +10,8 @@
 
 #include "FusedSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
@@ -25,53 +27,79 @@ bool isVerbose() {
   return verbose;
 }
 
-std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint64_t> inputBytes,
-                                      llvm::ArrayRef<uint64_t> outputBytes) {
+std::vector<std::optional<float>> timeKernelLaunches(llvm::ArrayRef<const Kernel *> kernels,
+                                                    llvm::ArrayRef<uint64_t> inputBytes,
+                                                    llvm::ArrayRef<uint64_t> outputBytes) {
+  std::vector<std::optional<float>> result(kernels.size());
   // Taken before the scratch, released after it: held until the buffers
   // are freed and the stream is idle.
   std::lock_guard<std::mutex> timing(getDeviceTimingMutex());
   TimingScratch scratch;
   if (!scratch.create(2))
-    return std::nullopt;
+    return result;
   std::vector<const void *> inputs;
   for (uint64_t bytes : inputBytes) {
     const void *pointer = scratch.allocate(bytes);
     if (!pointer)
-      return std::nullopt;
+      return result;
     inputs.push_back(pointer);
   }
   std::vector<void *> outputs;
   for (uint64_t bytes : outputBytes) {
     void *pointer = scratch.allocate(bytes);
     if (!pointer)
-      return std::nullopt;
+      return result;
     outputs.push_back(pointer);
   }
-  void *workspace = kernel.workspaceSize ? scratch.allocate(kernel.workspaceSize) : nullptr;
-  if (kernel.workspaceSize && !workspace)
-    return std::nullopt;
+  uint64_t workspaceSize = 0;
+  for (const Kernel *kernel : kernels)
+    workspaceSize = std::max(workspaceSize, kernel->workspaceSize);
+  void *workspace = workspaceSize ? scratch.allocate(workspaceSize) : nullptr;
+  if (workspaceSize && !workspace)
+    return result;
   cudaStream_t stream = scratch.getStream();
   cudaEvent_t start = scratch.getEvent(0), stop = scratch.getEvent(1);
-  LaunchArgs args{inputs, outputs, workspace, stream};
-  float times[3];
-  for (int run = -1; run < 3; ++run) {
-    if (cudaEventRecord(start, stream) != cudaSuccess || !kernel.launch(args).empty() ||
-        cudaEventRecord(stop, stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess)
-      return std::nullopt;
-    if (run >= 0 && cudaEventElapsedTime(&times[run], start, stop) != cudaSuccess)
-      return std::nullopt;
+  for (auto [index, kernel] : llvm::enumerate(kernels)) {
+    LaunchArgs args{inputs, outputs, kernel->workspaceSize ? workspace : nullptr, stream};
+    float times[3];
+    bool timed = true;
+    for (int run = -1; run < 3 && timed; ++run) {
+      timed = cudaEventRecord(start, stream) == cudaSuccess && kernel->launch(args).empty() &&
+              cudaEventRecord(stop, stream) == cudaSuccess &&
+              cudaEventSynchronize(stop) == cudaSuccess &&
+              (run < 0 || cudaEventElapsedTime(&times[run], start, stop) == cudaSuccess);
+    }
+    if (!timed) {
+      // A failed launch may leave an error behind: the next kernel must not
+      // read it as its own.
+      cudaGetLastError();
+      continue;
+    }
+    std::sort(std::begin(times), std::end(times));
+    result[index] = times[1];
   }
-  std::sort(std::begin(times), std::end(times));
-  return times[1];
+  return result;
 }
 
-std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel) {
+std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint64_t> inputBytes,
+                                      llvm::ArrayRef<uint64_t> outputBytes) {
+  const Kernel *kernels[] = {&kernel};
+  return timeKernelLaunches(kernels, inputBytes, outputBytes).front();
+}
+
+std::vector<std::optional<float>> timeLaunches(FunctionalDefinitionOp definition,
+                                               llvm::ArrayRef<const Kernel *> kernels) {
   std::vector<uint64_t> inputBytes, outputBytes;
   for (mlir::BlockArgument argument : definition.getArguments())
     inputBytes.push_back(llvm::cast<TensorType>(argument.getType()).getByteSize());
   for (mlir::Type type : definition.getResultTypes())
     outputBytes.push_back(llvm::cast<TensorType>(type).getByteSize());
-  return timeKernelLaunch(kernel, inputBytes, outputBytes);
+  return timeKernelLaunches(kernels, inputBytes, outputBytes);
+}
+
+std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel) {
+  const Kernel *kernels[] = {&kernel};
+  return timeLaunches(definition, kernels).front();
 }
 
 } // namespace cgc::cuda

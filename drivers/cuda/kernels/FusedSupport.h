@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <vector>
 
 namespace cgc::cuda {
 
@@ -66,8 +67,20 @@ bool isVerbose();
 std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint64_t> inputBytes,
                                       llvm::ArrayRef<uint64_t> outputBytes);
 
+/// timeKernelLaunch of each of `kernels`, one after another on the same
+/// buffers (a workspace of the largest size); std::nullopt for each that
+/// cannot be timed.
+std::vector<std::optional<float>> timeKernelLaunches(llvm::ArrayRef<const Kernel *> kernels,
+                                                    llvm::ArrayRef<uint64_t> inputBytes,
+                                                    llvm::ArrayRef<uint64_t> outputBytes);
+
 /// timeKernelLaunch on buffers of `definition`'s argument and result sizes.
 std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel);
+
+/// timeKernelLaunches on buffers of `definition`'s argument and result
+/// sizes.
+std::vector<std::optional<float>> timeLaunches(FunctionalDefinitionOp definition,
+                                               llvm::ArrayRef<const Kernel *> kernels);
 
 } // namespace cgc::cuda
 

@@ -20,6 +20,7 @@
 
 #include "drivers/cuda/kernels/FusedConvolution.h"
 
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -197,6 +198,55 @@ TEST_F(FusedConvolutionNhwcTest, RepeatedConvolutionsBuildAgain) {
         buildFusedConvolution(definition, kernelContext->getImpl(),
                               FusedConvolutionPath::ConvolutionThenEpilogue);
     ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
+    std::vector<HostTensor> actual =
+        launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()));
+    ASSERT_EQ(actual.size(), 1u);
+    expectClose(actual[0], expected[0], definitionCase.tolerance,
+                "build " + std::to_string(build));
+  }
+}
+
+/// The cuDNN graph path times its first plans once for a definition, and a
+/// second build of the same definition (another layer of a model) takes the
+/// kept plan without timing; both match the CPU.
+TEST_F(FusedConvolutionNhwcTest, GraphPlanIsTimedOnceAndReused) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  if (const char *tuning = std::getenv("CGC_CUDA_CUDNN_TUNING");
+      tuning && llvm::StringRef(tuning) == "0")
+    GTEST_SKIP() << "CGC_CUDA_CUDNN_TUNING=0";
+  KernelContext *kernelContext = getDeviceContext();
+  ASSERT_NE(kernelContext, nullptr);
+  // A shape no other test builds, so that this process has not timed it.
+  NhwcCase fused = modelCases()[1];
+  fused.input[0] = 3;
+  DefinitionCase definitionCase = makeNhwcDefinition(fused, DType::F16);
+  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  ASSERT_TRUE(definition);
+  OpCase operands;
+  operands.operands = definitionCase.operands;
+  std::vector<HostTensor> inputs = makeInputs(operands);
+  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
+  ASSERT_EQ(expected.size(), 1u);
+  int64_t firstEngine = -1;
+  for (int build = 0; build < 2; ++build) {
+    llvm::Expected<FusedConvolutionKernel> fused =
+        buildFusedConvolution(definition, kernelContext->getImpl(),
+                              FusedConvolutionPath::CudnnGraph);
+    if (!fused) {
+      std::string message = llvm::toString(fused.takeError());
+      if (build == 0 && message.find("does not run this definition") != std::string::npos)
+        GTEST_SKIP() << "cuDNN has no graph plan here: " << message;
+      FAIL() << message;
+    }
+    EXPECT_NE(fused->engine, -1);
+    if (build == 0) {
+      firstEngine = fused->engine;
+      std::cout << "timed " << fused->timedPlans << " plans, kept engine " << fused->engine
+                << "\n";
+    } else {
+      EXPECT_EQ(fused->timedPlans, 0) << "the second build timed again";
+      EXPECT_EQ(fused->engine, firstEngine);
+    }
     std::vector<HostTensor> actual =
         launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()));
     ASSERT_EQ(actual.size(), 1u);
