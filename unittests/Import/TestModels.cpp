@@ -551,6 +551,16 @@ ModelBuilder runtimeReshape() {
   return m;
 }
 
+// A constant's Gather whose indices input is left out (an empty name):
+// folding must not read it, and the converter says it is missing.
+ModelBuilder omittedGatherIndices() {
+  ModelBuilder m("omitted_gather_indices", 13);
+  m.floats("table", {3}, {1.0f, 2.0f, 3.0f});
+  m.node("Gather", {"table", ""}, {"y"}, "gather_nothing");
+  m.output("y", kFloat, {3});
+  return m;
+}
+
 ModelBuilder dropoutTraining() {
   ModelBuilder m("dropout_training", 13);
   m.input("x", kFloat, {2, 3});
@@ -660,6 +670,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("error-broadcast", broadcastMismatch);
     add("error-dynamic-input", dynamicInput);
     add("error-runtime-reshape", runtimeReshape);
+    add("error-omitted-gather-indices", omittedGatherIndices);
     add("error-short-typed-data", shortTypedData);
     add("error-dropout-training", dropoutTraining);
     add("error-maxpool-indices", maxPoolIndices);

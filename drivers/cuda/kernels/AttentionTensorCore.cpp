@@ -230,63 +230,6 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
   return code;
 }
 
-/// The PTX helpers of the element type's tensor-core operations.
-std::string generateTensorCoreHelpers(DType dtype) {
-  std::string helpers = R"cuda(
-CGC_DEVICE unsigned int cgc_shared_address(const void *pointer) {
-  return (unsigned int)__cvta_generic_to_shared(pointer);
-}
-// 16 bytes from global to shared memory, not through registers: `bytes` of
-// them read from `from` (16-byte aligned), the rest zero-filled.
-CGC_DEVICE void cgc_copy_async(unsigned short *to, const unsigned short *from,
-                               unsigned int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-               :
-               : "r"(cgc_shared_address(to)), "l"(__cvta_generic_to_global(from)), "r"(bytes)
-               : "memory");
-}
-// Closes the group of this thread's copies issued since the last commit.
-CGC_DEVICE void cgc_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits for every copy this thread has committed (others' need a barrier).
-CGC_DEVICE void cgc_copy_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-// Four 8x8 matrices of 16-bit elements; lanes 8m..8m+7 give the rows of
-// matrix m, lane 4g+t receives row g, columns 2t and 2t+1 of each (or,
-// transposed, rows 2t and 2t+1 of column g).
-CGC_DEVICE void cgc_load_matrices(unsigned int (&r)[4], const unsigned short *row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cgc_shared_address(row))
-               : "memory");
-}
-CGC_DEVICE void cgc_load_matrices_transposed(unsigned int (&r)[4], const unsigned short *row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cgc_shared_address(row))
-               : "memory");
-}
-// d += a·b for a 16x16 A (row-major fragments), a 16x8 B (column-major).
-CGC_DEVICE void cgc_mma(float (&d)[4], const unsigned int (&a)[4], unsigned int b0,
-                        unsigned int b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.TYPE.TYPE.f32 {%0, %1, %2, %3}, "
-      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-// Two floats rounded to nearest even, `low` in the low half.
-CGC_DEVICE unsigned int cgc_pack(float low, float high) {
-  unsigned int bits;
-  asm("cvt.rn.TYPEx2.f32 %0, %1, %2;\n" : "=r"(bits) : "f"(high), "f"(low));
-  return bits;
-}
-
-)cuda";
-  // TYPE: the PTX name of the element type.
-  std::string type = dtype == DType::BF16 ? "bf16" : "f16";
-  for (size_t at = helpers.find("TYPE"); at != std::string::npos; at = helpers.find("TYPE", at))
-    helpers.replace(at, 4, type);
-  return helpers;
-}
-
 /// The kernel's parameter block of `plan`: batches, queries, keys, the
 /// batch sizes and the views' strides (cgc_attention_params' layout).
 std::vector<int64_t> getTensorCoreParams(const AttentionPlan &plan) {
@@ -468,7 +411,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
 
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
-  os << generateTensorCoreHelpers(plan.dtype);
+  os << getTensorCoreHelpers(plan.dtype);
   os << "struct cgc_attention_params {\n"
      << "  long long batches, queries, keys;\n"
      << "  long long batchSizes[" << rank << "];\n"

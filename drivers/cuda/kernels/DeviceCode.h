@@ -20,6 +20,13 @@ namespace cgc::cuda {
 /// The preamble every generated source starts with.
 const char *getDevicePreamble();
 
+/// The PTX helpers of float16's or bfloat16's tensor-core operations
+/// (sm_80 and later): cgc_shared_address, cgc_copy_async / _commit / _wait
+/// (cp.async), cgc_load_matrices(_transposed) (ldmatrix .x4), cgc_mma
+/// (mma.sync m16n8k16, float32 accumulators) and cgc_pack (two floats
+/// rounded into one register).
+std::string getTensorCoreHelpers(DType dtype);
+
 /// The typedef of `cgc_index`, the integer type generated kernels compute
 /// element offsets in: `int` when the caller has checked that every offset
 /// fits (`narrow`; half the registers and instructions), else `long long`.

@@ -38,6 +38,7 @@
 #include "CudnnGraph.h"
 #include "DepthwiseConvolution.h"
 #include "GemmConvolution.h"
+#include "ImplicitGemmConvolution.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
@@ -536,6 +537,8 @@ const char *getFusedConvolutionPathName(FusedConvolutionPath path) {
     return "generated depthwise kernel";
   case FusedConvolutionPath::Gemm:
     return "cuBLASLt GEMM";
+  case FusedConvolutionPath::ImplicitGemm:
+    return "generated implicit-GEMM kernel";
   }
   return "unknown";
 }
@@ -547,6 +550,8 @@ std::optional<FusedConvolutionPath> parseFusedConvolutionPath(llvm::StringRef na
     return FusedConvolutionPath::ConvolutionThenEpilogue;
   if (name == "gemm")
     return FusedConvolutionPath::Gemm;
+  if (name == "implicit")
+    return FusedConvolutionPath::ImplicitGemm;
   return std::nullopt;
 }
 
@@ -705,6 +710,44 @@ static llvm::Expected<FusedConvolutionKernel> chooseGemm(FunctionalDefinitionOp 
   return keepFasterThanCudnn(definition, shape, context, std::move(result), choice);
 }
 
+/// A channels-last convolution of few input channels: the implicit-GEMM
+/// kernel against what runs it otherwise (the GEMM or cuDNN, chooseGemm),
+/// each timed once, the faster kept. Without a device, or where the
+/// kernel cannot be built, the other choice runs.
+static llvm::Expected<FusedConvolutionKernel>
+chooseImplicitGemm(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
+                   KernelContext::Impl &context, bool gemmRuns, GraphPlanChoice &choice) {
+  auto other = gemmRuns ? chooseGemm(definition, shape, context, choice)
+                        : buildCudnnPaths(definition, shape, context, std::nullopt, choice);
+  if (!context.hasDevice())
+    return other;
+  auto implicit = buildImplicitGemmConvolution(definition, shape, context);
+  if (!implicit) {
+    std::string refusal = llvm::toString(implicit.takeError());
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": implicit-GEMM kernel: " << refusal << "\n";
+    return other;
+  }
+  FusedConvolutionKernel result;
+  result.kernel = std::move(*implicit);
+  result.path = FusedConvolutionPath::ImplicitGemm;
+  if (!other) {
+    result.graphRefusal = llvm::toString(other.takeError());
+    return result;
+  }
+  const Kernel *kernels[] = {&result.kernel, &other->kernel};
+  std::vector<std::optional<float>> times = timeLaunches(definition, kernels);
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": implicit-GEMM kernel "
+                 << formatTime(times[0]) << " ms, " << getFusedConvolutionPathName(other->path)
+                 << " " << formatTime(times[1]) << " ms\n";
+  if (!times[0] || (times[1] && *times[1] < *times[0]))
+    return other;
+  result.graphRefusal = "the implicit-GEMM kernel was faster";
+  return result;
+}
+
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path) {
@@ -730,13 +773,19 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
   std::optional<std::string> gemmRefusal = getGemmRefusal(shape);
   if (forcedByEnvironment && path == FusedConvolutionPath::Gemm && gemmRefusal)
     path.reset();
+  if (forcedByEnvironment && path == FusedConvolutionPath::ImplicitGemm &&
+      getImplicitGemmRefusal(shape, context.getComputeMajor()))
+    path.reset();
 
   GraphPlanChoice choice;
   auto buildPath = [&]() -> llvm::Expected<FusedConvolutionKernel> {
-    if (path == FusedConvolutionPath::DepthwiseKernel || path == FusedConvolutionPath::Gemm) {
-      bool depthwise = path == FusedConvolutionPath::DepthwiseKernel;
-      auto kernel = depthwise ? buildDepthwiseConvolution(definition, shape, context)
-                              : buildGemmConvolution(definition, shape, context);
+    if (path == FusedConvolutionPath::DepthwiseKernel || path == FusedConvolutionPath::Gemm ||
+        path == FusedConvolutionPath::ImplicitGemm) {
+      auto kernel = path == FusedConvolutionPath::DepthwiseKernel
+                        ? buildDepthwiseConvolution(definition, shape, context)
+                    : path == FusedConvolutionPath::Gemm
+                        ? buildGemmConvolution(definition, shape, context)
+                        : buildImplicitGemmConvolution(definition, shape, context);
       if (!kernel)
         return kernel.takeError();
       result.kernel = std::move(*kernel);
@@ -745,12 +794,15 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
           std::string("the ") + getFusedConvolutionPathName(*path) + " was asked for";
       return std::move(result);
     }
-    // Left to choose: the depthwise kernel, else the GEMM, each against
-    // cuDNN. Both take only channels-last convolutions, and the same one
-    // only when it has one channel (groups = channels = 1): the depthwise
-    // kernel is asked first.
+    // Left to choose: the depthwise kernel, else the implicit-GEMM kernel
+    // (against the GEMM or cuDNN), else the GEMM, each against cuDNN. All
+    // take only channels-last convolutions, and the depthwise kernel and
+    // another the same one only when it has one channel (groups = channels
+    // = 1): the depthwise kernel is asked first.
     if (!path && !getDepthwiseRefusal(shape))
       return chooseDepthwise(definition, shape, context, choice);
+    if (!path && !getImplicitGemmRefusal(shape, context.getComputeMajor()))
+      return chooseImplicitGemm(definition, shape, context, !gemmRefusal, choice);
     if (!path && !gemmRefusal)
       return chooseGemm(definition, shape, context, choice);
     return buildCudnnPaths(definition, shape, context, path, choice);

@@ -22,7 +22,11 @@
 // * Gemm: in the channels-last form, when the convolution is one matrix
 //   product (pointwise, or windows that do not overlap, unpadded, groups
 //   1), cuBLASLt's GEMM with what its epilogue computes of the bias and the
-//   chain, then the generated epilogue for the rest (GemmConvolution.h).
+//   chain, then the generated epilogue for the rest (GemmConvolution.h);
+// * ImplicitGemm: in the channels-last form, float16 or bfloat16, at most 8
+//   input channels (a model's first layer), the generated implicit-GEMM
+//   kernel: windows gathered into shared memory, tensor-core products, the
+//   epilogue before the one store (ImplicitGemmConvolution.h).
 //
 // The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
 // set (to anything but 0).
@@ -52,14 +56,18 @@ enum class FusedConvolutionPath {
   /// cuBLASLt's GEMM on the channels-last input (or its gathered windows),
   /// then the generated epilogue for what cuBLASLt's epilogue did not apply.
   Gemm,
+  /// The generated implicit-GEMM kernel of few-channel channels-last
+  /// convolutions on tensor cores, epilogue included.
+  ImplicitGemm,
 };
 
 /// "cuDNN graph", "cuDNN convolution + generated epilogue", "generated
-/// depthwise kernel" or "cuBLASLt GEMM".
+/// depthwise kernel", "cuBLASLt GEMM" or "generated implicit-GEMM kernel".
 const char *getFusedConvolutionPathName(FusedConvolutionPath path);
 
 /// The path a value of CGC_CUDA_CONVOLUTION forces: "graph", "library",
-/// "gemm"; std::nullopt for anything else ("auto": the family chooses).
+/// "gemm", "implicit"; std::nullopt for anything else ("auto": the family
+/// chooses).
 std::optional<FusedConvolutionPath> parseFusedConvolutionPath(llvm::StringRef name);
 
 /// A built fused convolution and how it runs.
@@ -82,8 +90,9 @@ struct FusedConvolutionKernel {
 /// has a graph plan, each is timed once on this device, and the faster is
 /// kept (channels-last: the graph, untimed); without a graph plan the
 /// epilogue path runs it. A channels-last depthwise convolution then times
-/// the depthwise kernel against that choice, and a channels-last
-/// convolution the GEMM path runs times the GEMM against it, and keeps the
+/// the depthwise kernel against that choice, a channels-last convolution
+/// the GEMM path runs times the GEMM against it, and one the implicit-GEMM
+/// kernel runs times that kernel against the result; each keeps the
 /// faster. A given path is forced (tests check each), and a forced path
 /// that does not run the definition (a graph without a plan, the depthwise
 /// kernel or the GEMM on another convolution) is an error; except that

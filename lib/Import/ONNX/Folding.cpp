@@ -564,8 +564,27 @@ FoldResult foldReduction(NodeContext &node) {
   return Literal::fromDoubles(data.getType(), outputShape, accumulators);
 }
 
+/// How many leading inputs `op`'s folding reads unconditionally (inputs
+/// after them are optional and checked where they are read).
+unsigned getRequiredFoldInputs(llvm::StringRef op) {
+  if (op == "Where")
+    return 3;
+  if (op == "CastLike" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
+      op == "Pow" || op == "Mod" || op == "Equal" || op == "Less" || op == "Greater" ||
+      op == "LessOrEqual" || op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor" ||
+      op == "Max" || op == "Min" || op == "Reshape" || op == "Gather" || op == "Expand" ||
+      op == "Tile")
+    return 2;
+  return 1;
+}
+
 FoldResult foldNode(NodeContext &node) {
   llvm::StringRef op = node.node.op_type();
+  // A required input left out (an empty name) is not folded: the op's
+  // converter reports it.
+  for (unsigned i = 0, e = getRequiredFoldInputs(op); i < e; ++i)
+    if (!node.getLiteral(i))
+      return std::nullopt;
   if (op == "Identity" || op == "Neg" || op == "Abs" || op == "Relu" || op == "Sign" ||
       op == "Sqrt" || op == "Reciprocal" || op == "Floor" || op == "Ceil" || op == "Round" ||
       op == "Exp" || op == "Log" || op == "Not")
