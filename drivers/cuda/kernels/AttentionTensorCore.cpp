@@ -53,11 +53,14 @@
 //
 // The parameter block's values (sizes and strides) are emitted as
 // constants of the generated source, which is built for one plan anyway.
+// The views' table and the tiles' staging statements are
+// AttentionTensorCoreStaging.h's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AttentionTensorCore.h"
 #include "AttentionCodegen.h"
+#include "AttentionTensorCoreStaging.h"
 #include "DeviceCode.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -75,160 +78,6 @@ constexpr int64_t kKeyTile = 64;
 constexpr int64_t kRowPadding = 8;
 /// The grid's y dimension covers batch matrices; blocks loop past this.
 constexpr int64_t kMaxBatchBlocks = 65535;
-
-/// The views the kernel reads and writes, in parameter-block order.
-class TensorCoreViews {
-public:
-  explicit TensorCoreViews(const AttentionPlan &plan)
-      : table(plan), outputView(getAttentionOutputView(plan)) {
-    query = table.add(plan.query.view);
-    if (plan.query.factor)
-      queryFactor = table.add(*plan.query.factor);
-    key = table.add(plan.key.view);
-    if (plan.key.factor)
-      keyFactor = table.add(*plan.key.factor);
-    value = table.add(plan.value);
-    for (const AttentionScoreStep &step : plan.steps)
-      steps.push_back(step.operand ? std::optional<size_t>(table.add(*step.operand))
-                                   : std::nullopt);
-    output = table.add(outputView);
-  }
-  TensorCoreViews(const TensorCoreViews &) = delete;
-  TensorCoreViews &operator=(const TensorCoreViews &) = delete;
-
-  AttentionViewTable table;
-  size_t query = 0, key = 0, value = 0, output = 0;
-  std::optional<size_t> queryFactor, keyFactor;
-  llvm::SmallVector<std::optional<size_t>, 4> steps;
-
-private:
-  /// The table points at it.
-  AttentionView outputView;
-};
-
-/// The element offset of view `index` at (`row`, `column`) in the current
-/// batch matrix (the view table's parameter layout).
-std::string viewOffset(const AttentionViewTable &table, size_t index, const std::string &row,
-                       const std::string &column) {
-  std::string at = std::to_string(index);
-  std::string rowStride = "p.views[" + at + "][" + std::to_string(table.getBatchRank()) + "]";
-  std::string columnStride =
-      "p.views[" + at + "][" + std::to_string(table.getBatchRank() + 1) + "]";
-  return "base[" + at + "] + (" + row + ") * " + rowStride + " + (" + column + ") * " +
-         columnStride;
-}
-
-/// One dimension of a staged tile: `size` positions from `origin` along the
-/// view's rows (or columns), those at or past `bound` (when given) read as
-/// zeros.
-struct TileAxis {
-  int64_t size = 0;
-  std::string origin, bound;
-  bool isViewRow = true;
-};
-
-/// A tile staged in shared memory as [outer][inner] (inner contiguous,
-/// rows `stride` elements apart) from view `view` (times `factor`).
-struct TileStaging {
-  std::string tile;
-  int64_t stride = 0;
-  TileAxis outer, inner;
-  size_t view = 0;
-  std::optional<size_t> factor;
-  /// The view's contiguous dimension is `inner` and every other stride
-  /// keeps 16 bytes aligned: 8 elements are copied at a time (cp.async)
-  /// when the pointer (`alignedFlag`) is aligned too.
-  bool vectorized = false;
-  std::string alignedFlag;
-};
-
-/// Whether `view`, read along `innerIsColumn`'s dimension, can be copied 8
-/// elements (16 bytes) at a time into a tile of `plan`'s element type.
-bool isVectorReadable(const AttentionPlan &plan, const AttentionView &view, bool innerIsColumn,
-                      bool hasFactor) {
-  int64_t contiguous = innerIsColumn ? view.columnStride : view.rowStride;
-  int64_t other = innerIsColumn ? view.rowStride : view.columnStride;
-  // A gather's start moves by its stride: a multiple of 8 keeps it aligned.
-  return !hasFactor && view.dtype == plan.dtype && contiguous == 1 && other % 8 == 0 &&
-         llvm::all_of(view.batchStrides, [](int64_t stride) { return stride % 8 == 0; }) &&
-         llvm::all_of(view.selections, [](const AttentionSelection &selection) {
-           return selection.stride % 8 == 0;
-         });
-}
-
-/// The statements staging `staging`, every one of the block's `threads`
-/// threads taking part. Vectorized copies are asynchronous (cp.async): the
-/// caller commits them and waits for them before the barrier that makes
-/// the tile visible; element by element copies are done when the
-/// statements are.
-std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable &table,
-                            const TileStaging &staging, unsigned threads) {
-  const TileAxis &outer = staging.outer, &inner = staging.inner;
-  std::string outerAt = outer.origin + " + a", innerAt = inner.origin + " + b";
-  std::string coordinates =
-      "        const cgc_index row = " + (outer.isViewRow ? outerAt : innerAt) +
-      ", column = " + (outer.isViewRow ? innerAt : outerAt) + ";\n";
-  std::string outerValid = outer.bound.empty() ? "" : outerAt + " < " + outer.bound;
-  std::string innerValid = inner.bound.empty() ? "" : innerAt + " < " + inner.bound;
-  std::string valid = outerValid.empty()   ? innerValid
-                      : innerValid.empty() ? outerValid
-                                           : outerValid + " && " + innerValid;
-  const AttentionView &view = *table.getViews()[staging.view];
-  std::string pointer = "in" + std::to_string(view.input);
-  std::string offset = viewOffset(table, staging.view, "row", "column");
-
-  std::string code;
-  llvm::raw_string_ostream os(code);
-  if (staging.vectorized) {
-    // 16 bytes at a time. The copy reads `bytes` of them and zero-fills the
-    // rest: none past the outer bound, those below the inner bound of a
-    // chunk crossing it (the chunk's start is aligned, its elements
-    // contiguous). A copy of no bytes reads nothing but still takes a
-    // valid address.
-    int64_t chunks = inner.size / 8;
-    os << "      if (" << staging.alignedFlag << ") {\n"
-       << "      for (int i = threadIdx.x; i < " << outer.size * chunks << "; i += " << threads
-       << ") {\n"
-       << "        const int a = i / " << chunks << ", b = (i - a * " << chunks << ") * 8;\n"
-       << coordinates << "        unsigned int bytes = 0u;\n"
-       << "        const unsigned short *from = " << pointer << ";\n"
-       << (outerValid.empty() ? "        {\n" : "        if (" + outerValid + ") {\n");
-    if (inner.bound.empty()) {
-      os << "          bytes = 16u;\n"
-         << "          from += " << offset << ";\n";
-    } else {
-      os << "          const cgc_index left = " << inner.bound << " - (" << innerAt << ");\n"
-         << "          bytes = left >= 8 ? 16u : left > 0 ? (unsigned int)left * 2u : 0u;\n"
-         << "          if (bytes != 0u)\n"
-         << "            from += " << offset << ";\n";
-    }
-    os << "        }\n"
-       << "        cgc_copy_async(&" << staging.tile << "[a * " << staging.stride
-       << " + b], from, bytes);\n"
-       << "      }\n"
-       << "      } else {\n";
-  }
-  // Element by element: elements of the tile's type are copied as they
-  // are; others (and products with a factor) are rounded to it.
-  std::string value;
-  if (!staging.factor && view.dtype == plan.dtype) {
-    value = pointer + "[" + offset + "]";
-  } else {
-    std::string product = "(float)(" + table.read(staging.view, "row", "column") + ")";
-    if (staging.factor)
-      product += " * (float)(" + table.read(*staging.factor, "row", "column") + ")";
-    value = storeValue(plan.dtype, product);
-  }
-  os << "      for (int i = threadIdx.x; i < " << outer.size * inner.size << "; i += " << threads
-     << ") {\n"
-     << "        const int a = i / " << inner.size << ", b = i - a * " << inner.size << ";\n"
-     << coordinates << "        " << staging.tile << "[a * " << staging.stride << " + b] = "
-     << (valid.empty() ? value : "(" + valid + ") ? " + value + " : (unsigned short)0") << ";\n"
-     << "      }\n";
-  if (staging.vectorized)
-    os << "      }\n";
-  return code;
-}
 
 /// The kernel's parameter block of `plan`: batches, queries, keys, the
 /// batch sizes and the views' strides (cgc_attention_params' layout).
