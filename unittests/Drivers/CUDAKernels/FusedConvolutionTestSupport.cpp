@@ -50,7 +50,8 @@ void FusedConvolutionPathsTest::expectBothPathsMatchCpu(const DefinitionCase &de
 }
 
 void FusedConvolutionPathsTest::expectForcedPathMatchesCpu(const DefinitionCase &definitionCase,
-                                                           FusedConvolutionPath path) {
+                                                           FusedConvolutionPath path,
+                                                           bool misaligned) {
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   SCOPED_TRACE(definitionCase.describe());
@@ -65,12 +66,20 @@ void FusedConvolutionPathsTest::expectForcedPathMatchesCpu(const DefinitionCase 
       buildFusedConvolution(definition, kernelContext->getImpl(), path);
   ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
   EXPECT_EQ(fused->path, path);
+  std::string name = getFusedConvolutionPathName(path);
+  if (misaligned) {
+    std::vector<HostTensor> actual =
+        launchMisaligned(fused->kernel, inputs, makeOutputs(definition.getResultTypes()));
+    ASSERT_EQ(actual.size(), 1u);
+    expectClose(actual[0], expected[0], definitionCase.tolerance, name + " (misaligned buffers)");
+    return;
+  }
   for (bool capture : {false, true}) {
     std::vector<HostTensor> actual =
         launchOnCuda(fused->kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
     ASSERT_EQ(actual.size(), 1u);
     expectClose(actual[0], expected[0], definitionCase.tolerance,
-                std::string(getFusedConvolutionPathName(path)) + (capture ? " (captured)" : ""));
+                name + (capture ? " (captured)" : ""));
   }
 }
 

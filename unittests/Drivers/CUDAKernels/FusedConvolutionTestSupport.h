@@ -31,9 +31,13 @@ public:
   /// ran it. Needs a device.
   void expectBothPathsMatchCpu(const DefinitionCase &definitionCase, unsigned &graphCases);
   /// Builds `definitionCase` down `path` (forced: the generated depthwise
-  /// kernel, the cuBLASLt GEMM) and expects it, launched directly and
-  /// through graph capture, to match the reference. Needs a device.
-  void expectForcedPathMatchesCpu(const DefinitionCase &definitionCase, FusedConvolutionPath path);
+  /// kernel, the cuBLASLt GEMM, the implicit-GEMM kernel) and expects it,
+  /// launched directly and through graph capture, to match the reference;
+  /// `misaligned`: launched once on buffers that each start one element
+  /// past a 256-byte boundary (launchMisaligned), so that kernels with
+  /// vector accesses must take their narrow ones. Needs a device.
+  void expectForcedPathMatchesCpu(const DefinitionCase &definitionCase, FusedConvolutionPath path,
+                                  bool misaligned = false);
 };
 
 //===----------------------------------------------------------------------===//

@@ -89,25 +89,9 @@ TEST_F(FusedImplicitGemmNhwcTest, ImplicitKernelMatchesCpu) {
 /// element by element (a 16-byte store would fault).
 TEST_F(FusedImplicitGemmNhwcTest, MisalignedBuffersMatchCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  KernelContext *kernelContext = getDeviceContext();
-  ASSERT_NE(kernelContext, nullptr);
-  for (const DefinitionCase &definitionCase : implicitDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    OpCase operands;
-    operands.operands = definitionCase.operands;
-    std::vector<HostTensor> inputs = makeInputs(operands);
-    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
-    ASSERT_EQ(expected.size(), 1u);
-    llvm::Expected<FusedConvolutionKernel> fused = buildFusedConvolution(
-        definition, kernelContext->getImpl(), FusedConvolutionPath::ImplicitGemm);
-    ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
-    std::vector<HostTensor> actual =
-        launchMisaligned(fused->kernel, inputs, makeOutputs(definition.getResultTypes()));
-    ASSERT_EQ(actual.size(), 1u);
-    expectClose(actual[0], expected[0], definitionCase.tolerance, "misaligned buffers");
-  }
+  for (const DefinitionCase &definitionCase : implicitDefinitions())
+    expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::ImplicitGemm,
+                               /*misaligned=*/true);
 }
 
 /// Without a device every case compiles, one module per geometry.
