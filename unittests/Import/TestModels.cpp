@@ -561,6 +561,17 @@ ModelBuilder omittedGatherIndices() {
   return m;
 }
 
+// A Gather of a graph input at a constant index past its dimension: ONNX
+// makes it an error, and the importer says so.
+ModelBuilder gatherIndexOutOfRange() {
+  ModelBuilder m("gather_index_out_of_range", 13);
+  m.input("x", kFloat, {2, 3});
+  m.ints("row", {1}, {3});
+  m.node("Gather", {"x", "row"}, {"y"}, "gather_past_the_end");
+  m.output("y", kFloat, {1, 3});
+  return m;
+}
+
 ModelBuilder dropoutTraining() {
   ModelBuilder m("dropout_training", 13);
   m.input("x", kFloat, {2, 3});
@@ -671,6 +682,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("error-dynamic-input", dynamicInput);
     add("error-runtime-reshape", runtimeReshape);
     add("error-omitted-gather-indices", omittedGatherIndices);
+    add("error-gather-index-out-of-range", gatherIndexOutOfRange);
     add("error-short-typed-data", shortTypedData);
     add("error-dropout-training", dropoutTraining);
     add("error-maxpool-indices", maxPoolIndices);

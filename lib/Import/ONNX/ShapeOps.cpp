@@ -358,6 +358,21 @@ llvm::Error convertGather(NodeContext &node) {
   llvm::Expected<int64_t> axis = node.getInt("axis", 0);
   if (!axis)
     return axis.takeError();
+  // Constant indices are checked here: ONNX makes an index outside
+  // [-dim, dim) an error, where cgc_op.gather's kernels would read zeros.
+  const Literal *indices = node.getLiteral(1);
+  std::vector<int64_t> shape = node.getInputShape(0);
+  if (indices && !indices->isFloat() && !shape.empty()) {
+    llvm::Expected<int64_t> normalized =
+        normalizeAxis(node, *axis, static_cast<int64_t>(shape.size()));
+    if (!normalized)
+      return normalized.takeError();
+    int64_t dim = shape[*normalized];
+    for (int64_t position : indices->getInts())
+      if (position < -dim || position >= dim)
+        return node.error("index " + llvm::Twine(position) + " is out of range for dimension " +
+                          llvm::Twine(dim) + " (axis " + llvm::Twine(*normalized) + ")");
+  }
   LayerEmitter e(node);
   return e.finish(0, e.emit<GatherOp>({e.input(0), e.input(1)}, {node.namedI64("axis", *axis)}));
 }
