@@ -712,26 +712,31 @@ static llvm::Expected<FusedConvolutionKernel> chooseGemm(FunctionalDefinitionOp 
 
 /// A channels-last convolution of few input channels: the implicit-GEMM
 /// kernel against what runs it otherwise (the GEMM or cuDNN, chooseGemm),
-/// each timed once, the faster kept. Without a device, or where the
-/// kernel cannot be built, the other choice runs.
+/// each timed once, the faster kept. Without a device the kernel (which
+/// needs no library) runs it; where it cannot be built, the other choice.
 static llvm::Expected<FusedConvolutionKernel>
 chooseImplicitGemm(FunctionalDefinitionOp definition, const FusedConvolutionShape &shape,
                    KernelContext::Impl &context, bool gemmRuns, GraphPlanChoice &choice) {
-  auto other = gemmRuns ? chooseGemm(definition, shape, context, choice)
-                        : buildCudnnPaths(definition, shape, context, std::nullopt, choice);
-  if (!context.hasDevice())
-    return other;
+  auto chooseOther = [&]() {
+    return gemmRuns ? chooseGemm(definition, shape, context, choice)
+                    : buildCudnnPaths(definition, shape, context, std::nullopt, choice);
+  };
   auto implicit = buildImplicitGemmConvolution(definition, shape, context);
   if (!implicit) {
     std::string refusal = llvm::toString(implicit.takeError());
     if (isVerbose())
       llvm::errs() << "cgc cuda: @" << definition.getSymName()
                    << ": implicit-GEMM kernel: " << refusal << "\n";
-    return other;
+    return chooseOther();
   }
   FusedConvolutionKernel result;
   result.kernel = std::move(*implicit);
   result.path = FusedConvolutionPath::ImplicitGemm;
+  if (!context.hasDevice()) {
+    result.graphRefusal = "the kernel context has no device";
+    return result;
+  }
+  auto other = chooseOther();
   if (!other) {
     result.graphRefusal = llvm::toString(other.takeError());
     return result;

@@ -98,7 +98,8 @@ struct FusedConvolutionKernel {
 /// kernel or the GEMM on another convolution) is an error; except that
 /// CGC_CUDA_CONVOLUTION=gemm forces the GEMM only where it runs the
 /// definition (a model's other convolutions are chosen as usual). A
-/// context without a device builds the depthwise kernel where it applies;
+/// context without a device builds the depthwise kernel, or the
+/// implicit-GEMM kernel, where it applies;
 /// otherwise (the GEMM needs cuBLASLt, which needs a device, as cuDNN does)
 /// it compiles the epilogue kernel, then stops where cuDNN needs a device;
 /// the GEMM path forced compiles its generated kernels, then stops where

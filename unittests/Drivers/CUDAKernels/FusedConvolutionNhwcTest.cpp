@@ -258,7 +258,9 @@ TEST_F(FusedConvolutionNhwcTest, GraphPlanIsTimedOnceAndReused) {
 /// Without a device every case compiles its epilogue kernel (and the
 /// asymmetric padding's NHWC pad kernel), then stops where cuDNN needs a
 /// device; left to choose, a depthwise convolution builds the generated
-/// depthwise kernel instead (FusedDepthwiseNhwcTest checks it).
+/// depthwise kernel instead (FusedDepthwiseNhwcTest checks it), and one of
+/// at most 8 input channels in float16 or bfloat16 the implicit-GEMM
+/// kernel (FusedImplicitGemmNhwcTest).
 TEST_F(FusedConvolutionNhwcTest, EpilogueCompiles) {
   for (const DefinitionCase &definitionCase : allDefinitions()) {
     SCOPED_TRACE(definitionCase.describe());
@@ -271,9 +273,10 @@ TEST_F(FusedConvolutionNhwcTest, EpilogueCompiles) {
       std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
       llvm::Expected<FusedConvolutionKernel> fused =
           buildFusedConvolution(definition, *context, path);
-      if (depthwise && !path) {
+      if ((depthwise || takesImplicitGemm(definition)) && !path) {
         ASSERT_TRUE(static_cast<bool>(fused)) << llvm::toString(fused.takeError());
-        EXPECT_EQ(fused->path, FusedConvolutionPath::DepthwiseKernel);
+        EXPECT_EQ(fused->path, depthwise ? FusedConvolutionPath::DepthwiseKernel
+                                         : FusedConvolutionPath::ImplicitGemm);
         continue;
       }
       ASSERT_FALSE(static_cast<bool>(fused)) << "built without a device";

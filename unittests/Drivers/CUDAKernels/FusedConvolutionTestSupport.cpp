@@ -2,6 +2,9 @@
 
 #include "FusedConvolutionTestSupport.h"
 
+#include "drivers/cuda/kernels/ConvolutionChain.h"
+#include "drivers/cuda/kernels/ImplicitGemmConvolution.h"
+
 #include "DefinitionText.h"
 
 #include "drivers/cuda/kernels/FusedConvolution.h"
@@ -81,6 +84,18 @@ void FusedConvolutionPathsTest::expectForcedPathMatchesCpu(const DefinitionCase 
     expectClose(actual[0], expected[0], definitionCase.tolerance,
                 name + (capture ? " (captured)" : ""));
   }
+}
+
+bool takesImplicitGemm(FunctionalDefinitionOp definition) {
+  std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
+      analyzeFusedConvolution(definition);
+  if (!analyzed)
+    return false;
+  if (!*analyzed) {
+    llvm::consumeError(analyzed->takeError());
+    return false;
+  }
+  return !getImplicitGemmRefusal(**analyzed, 9);
 }
 
 //===----------------------------------------------------------------------===//

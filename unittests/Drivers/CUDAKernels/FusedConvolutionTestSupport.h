@@ -40,6 +40,11 @@ public:
                                   bool misaligned = false);
 };
 
+/// Whether the implicit-GEMM kernel runs `definition` on compute
+/// capability 9.0 (getImplicitGemmRefusal): without a device, the family's
+/// own choice for it.
+bool takesImplicitGemm(FunctionalDefinitionOp definition);
+
 //===----------------------------------------------------------------------===//
 // Channels-last definitions
 //===----------------------------------------------------------------------===//
