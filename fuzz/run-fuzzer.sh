@@ -6,8 +6,9 @@
 # A passing run prints the fuzzer's final status line. A failing run prints,
 # first (test logs are often read from their start): the fuzzer's report
 # (the lines from the first "==" sanitizer line or "ERROR:" on, else the
-# last 80 lines), then each artifact it wrote (crash-, leak-, timeout-,
-# oom-, slow-unit-) in base64, so the input can be rebuilt and replayed:
+# last 80 lines), then the input it names as the cause (crash-, leak-,
+# timeout-, oom-, slow-unit-) in base64, so that it can be rebuilt and
+# replayed:
 #   base64 -d > input <<< '...'; <fuzzer> input
 set -uo pipefail
 
@@ -35,12 +36,19 @@ if [[ -n $report ]]; then
 else
   tail -n 80 "$log"
 fi
-for artifact in "$artifacts"/*; do
+# The input the fuzzer names ("Test unit written to ..."). Other files in
+# the artifact folder come from sandboxed children that died on purpose
+# (the container fuzzer's reader runs in one): only counted.
+named=0
+while IFS= read -r artifact; do
   [[ -f $artifact ]] || continue
+  named=$((named + 1))
   echo "run-fuzzer.sh: artifact $(basename "$artifact") ($(stat -c %s "$artifact") bytes), base64:"
   base64 -w 0 "$artifact"
   echo
   cp "$artifact" "$(dirname "$log")/" 2>/dev/null || true
-done
+done < <(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log")
+others=$(find "$artifacts" -type f | wc -l)
+echo "run-fuzzer.sh: $named input(s) named by the fuzzer; $((others - named)) other file(s) in its artifact folder"
 rm -rf "$artifacts"
 exit "$status"
