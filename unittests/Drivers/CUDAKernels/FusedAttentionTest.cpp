@@ -664,12 +664,8 @@ TEST_F(FusedAttentionTest, FusedBothPathsMatchCpu) {
   ASSERT_NE(kernelContext, nullptr);
   for (const DefinitionCase &definitionCase : fusedCases()) {
     SCOPED_TRACE(definitionCase.describe());
-    cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    auto [definition, inputs, expected] = runReference(definitionCase);
     ASSERT_TRUE(definition);
-    OpCase operands;
-    operands.operands = definitionCase.operands;
-    std::vector<HostTensor> inputs = makeInputs(operands);
-    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
     ASSERT_EQ(expected.size(), 1u);
     for (const PathCase &path : forcedPaths()) {
       std::optional<llvm::Expected<AttentionPlanKernel>> built =
@@ -967,12 +963,8 @@ TEST_F(FusedAttentionTest, TensorCoreFusedMatchesCpu) {
   ASSERT_NE(kernelContext, nullptr);
   for (const DefinitionCase &definitionCase : tensorCoreFusedCases()) {
     SCOPED_TRACE(definitionCase.describe());
-    cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    auto [definition, inputs, expected] = runReference(definitionCase);
     ASSERT_TRUE(definition);
-    OpCase operands;
-    operands.operands = definitionCase.operands;
-    std::vector<HostTensor> inputs = makeInputs(operands);
-    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
     ASSERT_EQ(expected.size(), 1u);
     for (const PathCase &path : tensorCoreTilings()) {
       std::optional<llvm::Expected<AttentionPlanKernel>> built =

@@ -186,12 +186,8 @@ TEST_F(FusedConvolutionNhwcTest, RepeatedConvolutionsBuildAgain) {
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   DefinitionCase definitionCase = makeNhwcDefinition(modelCases()[1], DType::F16);
-  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  auto [definition, inputs, expected] = runReference(definitionCase);
   ASSERT_TRUE(definition);
-  OpCase operands;
-  operands.operands = definitionCase.operands;
-  std::vector<HostTensor> inputs = makeInputs(operands);
-  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   ASSERT_EQ(expected.size(), 1u);
   for (int build = 0; build < 2; ++build) {
     llvm::Expected<FusedConvolutionKernel> fused =
@@ -220,12 +216,8 @@ TEST_F(FusedConvolutionNhwcTest, GraphPlanIsTimedOnceAndReused) {
   NhwcCase fused = modelCases()[1];
   fused.input[0] = 3;
   DefinitionCase definitionCase = makeNhwcDefinition(fused, DType::F16);
-  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  auto [definition, inputs, expected] = runReference(definitionCase);
   ASSERT_TRUE(definition);
-  OpCase operands;
-  operands.operands = definitionCase.operands;
-  std::vector<HostTensor> inputs = makeInputs(operands);
-  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   ASSERT_EQ(expected.size(), 1u);
   int64_t firstEngine = -1;
   for (int build = 0; build < 2; ++build) {

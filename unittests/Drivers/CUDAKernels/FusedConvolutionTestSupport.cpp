@@ -19,12 +19,8 @@ void FusedConvolutionPathsTest::expectBothPathsMatchCpu(const DefinitionCase &de
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   SCOPED_TRACE(definitionCase.describe());
-  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  auto [definition, inputs, expected] = runReference(definitionCase);
   ASSERT_TRUE(definition);
-  OpCase operands;
-  operands.operands = definitionCase.operands;
-  std::vector<HostTensor> inputs = makeInputs(operands);
-  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   ASSERT_EQ(expected.size(), 1u);
   for (FusedConvolutionPath path :
        {FusedConvolutionPath::CudnnGraph, FusedConvolutionPath::ConvolutionThenEpilogue}) {
@@ -58,12 +54,8 @@ void FusedConvolutionPathsTest::expectForcedPathMatchesCpu(const DefinitionCase 
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   SCOPED_TRACE(definitionCase.describe());
-  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  auto [definition, inputs, expected] = runReference(definitionCase);
   ASSERT_TRUE(definition);
-  OpCase operands;
-  operands.operands = definitionCase.operands;
-  std::vector<HostTensor> inputs = makeInputs(operands);
-  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   ASSERT_EQ(expected.size(), 1u);
   llvm::Expected<FusedConvolutionKernel> fused =
       buildFusedConvolution(definition, kernelContext->getImpl(), path);

@@ -219,12 +219,8 @@ TEST_F(FusedPoolingNhwcTest, MisalignedBuffersMatchCpu) {
   ASSERT_NE(kernelContext, nullptr);
   for (const DefinitionCase &definitionCase : allDefinitions()) {
     SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    auto [definition, inputs, expected] = runReference(definitionCase);
     ASSERT_TRUE(definition);
-    OpCase operands;
-    operands.operands = definitionCase.operands;
-    std::vector<HostTensor> inputs = makeInputs(operands);
-    std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
     ASSERT_EQ(expected.size(), 1u);
     std::optional<llvm::Expected<Kernel>> kernel = buildFusedKernel(definition, *kernelContext);
     ASSERT_TRUE(kernel.has_value()) << "not recognized";

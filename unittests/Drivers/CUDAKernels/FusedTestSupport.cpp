@@ -37,6 +37,19 @@ FunctionalDefinitionOp FusedKernelTest::buildDefinition(const DefinitionCase &de
   return found;
 }
 
+FusedKernelTest::ReferenceRun
+FusedKernelTest::runReference(const DefinitionCase &definitionCase) {
+  ReferenceRun run;
+  run.definition = buildDefinition(definitionCase);
+  if (!run.definition)
+    return run;
+  OpCase operands;
+  operands.operands = definitionCase.operands;
+  run.inputs = makeInputs(operands);
+  run.expected = runDefinitionOnCpu(run.definition, run.inputs);
+  return run;
+}
+
 std::vector<HostTensor> FusedKernelTest::runDefinitionOnCpu(FunctionalDefinitionOp definition,
                                                             const std::vector<HostTensor> &inputs) {
   llvm::DenseMap<mlir::Value, HostTensor> values;
@@ -114,16 +127,12 @@ void FusedKernelTest::expectFusedRejected(const DefinitionCase &definitionCase,
 
 void FusedKernelTest::expectFusedMatchesCpu(const DefinitionCase &definitionCase) {
   SCOPED_TRACE(definitionCase.describe());
-  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  auto [definition, inputs, expected] = runReference(definitionCase);
   if (!definition)
     return;
   std::optional<llvm::Error> recognized = checkFusedKernel(definition);
   ASSERT_TRUE(recognized.has_value()) << "no fused kernel recognizes the definition";
   ASSERT_FALSE(static_cast<bool>(*recognized)) << llvm::toString(std::move(*recognized));
-  OpCase operands;
-  operands.operands = definitionCase.operands;
-  std::vector<HostTensor> inputs = makeInputs(operands);
-  std::vector<HostTensor> expected = runDefinitionOnCpu(definition, inputs);
   for (bool capture : {false, true}) {
     std::vector<HostTensor> actual = runFusedOnCuda(definition, inputs, capture);
     if (expected.empty() || actual.empty())

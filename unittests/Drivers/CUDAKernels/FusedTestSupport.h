@@ -41,6 +41,14 @@ public:
   /// The reference: each layer with the CPU driver's kernel.
   std::vector<HostTensor> runDefinitionOnCpu(FunctionalDefinitionOp definition,
                                              const std::vector<HostTensor> &inputs);
+  /// A case with its reference run: the definition (null, with a test
+  /// failure, when it is invalid; then nothing else), the inputs made from
+  /// its operands and the reference's outputs for them.
+  struct ReferenceRun {
+    FunctionalDefinitionOp definition;
+    std::vector<HostTensor> inputs, expected;
+  };
+  ReferenceRun runReference(const DefinitionCase &definitionCase);
   /// The fused kernel on the device (buildFusedKernel must recognize it).
   std::vector<HostTensor> runFusedOnCuda(FunctionalDefinitionOp definition,
                                          const std::vector<HostTensor> &inputs,
