@@ -103,26 +103,6 @@ llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error er
                                      ": " + llvm::toString(std::move(error)));
 }
 
-/// "[a, b, ...]" for messages.
-static std::string formatList(llvm::ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (auto [index, value] : llvm::enumerate(values))
-    text += (index ? ", " : "") + std::to_string(value);
-  return text + "]";
-}
-
-/// The permutation `transpose` applies (by default it reverses the
-/// dimensions).
-static llvm::SmallVector<int64_t, 4> getPermutation(op::TransposeOp transpose) {
-  llvm::SmallVector<int64_t, 4> permutation(transpose.getPermutation());
-  if (permutation.empty()) {
-    int64_t rank = llvm::cast<TensorType>(transpose.getInput().getType()).getRank();
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
-  }
-  return permutation;
-}
-
 /// Whether `value` is used, and only by `user` (possibly at several
 /// operands).
 static bool isUsedOnlyBy(mlir::Value value, mlir::Operation *user) {
@@ -163,10 +143,10 @@ static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
       return prefix + wanted.what + " is not transposed (" + wanted.meaning +
              "): the CUDA driver implements the form that transposes the input, the weight "
              "and the result";
-    llvm::SmallVector<int64_t, 4> permutation = getPermutation(wanted.transpose);
+    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
     if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
-      return prefix + wanted.what + "'s transpose with permutation " + formatList(permutation) +
-             " is not implemented on the CUDA driver (only " + formatList(wanted.permutation) +
+      return prefix + wanted.what + "'s transpose with permutation " + formatIndexList(permutation) +
+             " is not implemented on the CUDA driver (only " + formatIndexList(wanted.permutation) +
              ", " + wanted.meaning + ")";
   }
   return std::nullopt;

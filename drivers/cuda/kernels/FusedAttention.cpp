@@ -66,17 +66,6 @@ struct ArgumentChain {
   llvm::SmallVector<mlir::Operation *, 4> layers;
 };
 
-/// The permutation `transpose` applies (by default it reverses the
-/// dimensions).
-llvm::SmallVector<int64_t, 6> getPermutation(TransposeOp transpose) {
-  llvm::SmallVector<int64_t, 6> permutation(transpose.getPermutation());
-  if (permutation.empty())
-    for (int64_t dim = llvm::cast<TensorType>(transpose.getInput().getType()).getRank() - 1;
-         dim >= 0; --dim)
-      permutation.push_back(dim);
-  return permutation;
-}
-
 /// The shape of `value` (a cgc tensor).
 llvm::ArrayRef<int64_t> getShape(mlir::Value value) {
   return llvm::cast<TensorType>(value.getType()).getShape();
@@ -89,7 +78,7 @@ llvm::SmallVector<ViewLayer, 4> toViewLayers(llvm::ArrayRef<mlir::Operation *> l
   llvm::SmallVector<ViewLayer, 4> viewLayers;
   for (mlir::Operation *layer : layers) {
     if (auto transpose = llvm::dyn_cast<TransposeOp>(layer)) {
-      viewLayers.push_back(ViewLayer::transpose(getPermutation(transpose)));
+      viewLayers.push_back(ViewLayer::transpose(getTransposePermutation(transpose)));
     } else if (auto gather = llvm::dyn_cast<GatherOp>(layer)) {
       auto index = llvm::cast<mlir::BlockArgument>(gather.getIndices());
       int64_t axis = normalizeAxis(static_cast<int64_t>(gather.getAxis()),

@@ -39,26 +39,6 @@ bool hasWindowPool(FunctionalDefinitionOp definition) {
   return llvm::any_of(getDefinitionLayers(definition), isWindowPool);
 }
 
-/// "[a, b, ...]" for messages.
-std::string formatList(llvm::ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (auto [index, value] : llvm::enumerate(values))
-    text += (index ? ", " : "") + std::to_string(value);
-  return text + "]";
-}
-
-/// The permutation `transpose` applies (by default it reverses the
-/// dimensions).
-llvm::SmallVector<int64_t, 4> getPermutation(op::TransposeOp transpose) {
-  llvm::SmallVector<int64_t, 4> permutation(transpose.getPermutation());
-  if (permutation.empty()) {
-    int64_t rank = llvm::cast<TensorType>(transpose.getInput().getType()).getRank();
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
-  }
-  return permutation;
-}
-
 /// A pool of the form, read.
 struct NhwcPool {
   mlir::Operation *pool = nullptr;
@@ -106,11 +86,11 @@ llvm::Expected<NhwcPool> analyze(FunctionalDefinitionOp definition) {
       {output, "the result", kNchwToNhwc, "NCHW to NHWC"},
   };
   for (const Expected &wanted : expected) {
-    llvm::SmallVector<int64_t, 4> permutation = getPermutation(wanted.transpose);
+    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
     if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
       return refuse(llvm::Twine(wanted.what) + "'s transpose with permutation " +
-                    formatList(permutation) + " is not implemented on the CUDA driver (only " +
-                    formatList(wanted.permutation) + ", " + wanted.meaning + ")");
+                    formatIndexList(permutation) + " is not implemented on the CUDA driver (only " +
+                    formatIndexList(wanted.permutation) + ", " + wanted.meaning + ")");
   }
   llvm::Expected<TensorInfo> inputInfo = getTensorInfo(pool, pool->getOperand(0));
   if (!inputInfo)

@@ -10,6 +10,8 @@
 
 #include "FusedSupport.h"
 
+#include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -95,6 +97,22 @@ std::vector<std::optional<float>> timeLaunches(FunctionalDefinitionOp definition
   for (mlir::Type type : definition.getResultTypes())
     outputBytes.push_back(llvm::cast<TensorType>(type).getByteSize());
   return timeKernelLaunches(kernels, inputBytes, outputBytes);
+}
+
+llvm::SmallVector<int64_t, 6> getTransposePermutation(op::TransposeOp transpose) {
+  llvm::SmallVector<int64_t, 6> permutation(transpose.getPermutation());
+  if (permutation.empty())
+    for (int64_t dim = llvm::cast<TensorType>(transpose.getInput().getType()).getRank() - 1;
+         dim >= 0; --dim)
+      permutation.push_back(dim);
+  return permutation;
+}
+
+std::string formatIndexList(llvm::ArrayRef<int64_t> values) {
+  std::string text = "[";
+  for (auto [index, value] : llvm::enumerate(values))
+    text += (index ? ", " : "") + std::to_string(value);
+  return text + "]";
 }
 
 std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel) {

@@ -23,6 +23,10 @@
 #include <optional>
 #include <vector>
 
+namespace cgc::op {
+class TransposeOp;
+} // namespace cgc::op
+
 namespace cgc::cuda {
 
 struct FusedFamily {
@@ -73,6 +77,13 @@ std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint6
 std::vector<std::optional<float>> timeKernelLaunches(llvm::ArrayRef<const Kernel *> kernels,
                                                     llvm::ArrayRef<uint64_t> inputBytes,
                                                     llvm::ArrayRef<uint64_t> outputBytes);
+
+/// The permutation `transpose` applies (by default it reverses the
+/// dimensions).
+llvm::SmallVector<int64_t, 6> getTransposePermutation(op::TransposeOp transpose);
+
+/// "[a, b, ...]" for messages.
+std::string formatIndexList(llvm::ArrayRef<int64_t> values);
 
 /// timeKernelLaunch on buffers of `definition`'s argument and result sizes.
 std::optional<float> timeLaunch(FunctionalDefinitionOp definition, const Kernel &kernel);
