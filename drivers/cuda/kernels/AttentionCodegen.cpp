@@ -107,12 +107,15 @@ void appendBatchSizeParams(const AttentionPlan &plan, std::vector<int64_t> &para
 
 std::string generateScoreStatements(const AttentionPlan &plan, const AttentionViewTable &table,
                                     llvm::ArrayRef<std::optional<size_t>> stepViews,
-                                    bool applyScale) {
+                                    bool applyScale, llvm::ArrayRef<std::string> stagedReads) {
   std::string code;
   if (applyScale && plan.scale)
     code += "          s = s * " + floatLiteral(*plan.scale, "float") + ";\n";
-  for (auto [step, view] : llvm::zip(plan.steps, stepViews)) {
-    std::string x = view ? "(float)(" + table.read(*view, "query", "key") + ")" : "s";
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
+    const std::optional<size_t> &view = stepViews[index];
+    bool staged = index < stagedReads.size() && !stagedReads[index].empty();
+    std::string read = !view ? "" : staged ? stagedReads[index] : table.read(*view, "query", "key");
+    std::string x = view ? "(float)(" + read + ")" : "s";
     std::string lhs = step.scoreIsLhs ? "s" : x, rhs = step.scoreIsLhs ? x : "s";
     switch (step.kind) {
     case AttentionScoreStep::Kind::Add:
@@ -129,7 +132,7 @@ std::string generateScoreStatements(const AttentionPlan &plan, const AttentionVi
       break;
     case AttentionScoreStep::Kind::KeepWhere:
       // The operand is bool: loadValue gives (x != 0).
-      code += "          if (!" + table.read(*view, "query", "key") + ") s = negativeInfinity;\n";
+      code += "          if (!" + read + ") s = negativeInfinity;\n";
       break;
     }
   }

@@ -85,10 +85,14 @@ Kernel makeAttentionKernelLaunch(DeviceFunction function, dim3 grid, dim3 block,
 /// Statements adjusting the float score `s` of (`query`, `key`): the plan's
 /// scale (when `applyScale`), its steps in order (operand view of step i at
 /// `stepViews[i]`) and the causal mask. Masked scores become
-/// `negativeInfinity`, which the kernel defines.
+/// `negativeInfinity`, which the kernel defines. A non-empty
+/// `stagedReads[i]` is the compute value of step i's operand at (`query`,
+/// `key`) where the kernel keeps a copy of it (the tensor-core kernel's
+/// shared tiles), read instead of the view.
 std::string generateScoreStatements(const AttentionPlan &plan, const AttentionViewTable &table,
                                     llvm::ArrayRef<std::optional<size_t>> stepViews,
-                                    bool applyScale);
+                                    bool applyScale,
+                                    llvm::ArrayRef<std::string> stagedReads = {});
 
 } // namespace cgc::cuda
 

@@ -27,7 +27,13 @@
 // operand: V's tile is copied while S = Q·Kᵀ and the softmax run, and the
 // next Kᵀ tile while O += P·V runs; each tile costs two barriers, one when
 // Kᵀ has landed (and V's buffer is free) and one when V has (and Kᵀ's is).
-// Q's tile is staged in V's buffer, which is free until the first V tile.
+// Q's tile has a buffer of its own where shared memory allows, and V's
+// first tile is then copied with Q's and Kᵀ's, so that a short sequence
+// (BERT's 128 keys: two tiles) waits on device memory once less; else Q's
+// tile is staged in V's buffer, which is free until the first V tile.
+// Score steps' operands of the element type with contiguous keys (an
+// additive mask) are staged with each Kᵀ tile, a row per query of the
+// block, or one row when the mask is broadcast over the queries.
 //
 // Shared tiles are stored with their contiguous dimension along the view's
 // (K as [key][embedding] when the embedding is contiguous, as the per-layer
@@ -41,7 +47,8 @@
 // bytes past a bound are zero-filled by the copy itself); any other view,
 // broadcast strides included, is read element by element through the view
 // table. Shared memory stays under the 48 KiB a block gets without opting
-// in (37 KiB at head dimensions of 128, 18 KiB at 64).
+// in (37 KiB at head dimensions of 128, 18 KiB at 64, before Q's own buffer
+// and the staged steps, each taken only while the total stays under it).
 //
 // The softmax mirrors the scalar flash kernel (AttentionKernel.cpp) exactly
 // on masked scores: while every score of a row so far is -inf the shift is
@@ -78,6 +85,9 @@ constexpr int64_t kKeyTile = 64;
 constexpr int64_t kRowPadding = 8;
 /// The grid's y dimension covers batch matrices; blocks loop past this.
 constexpr int64_t kMaxBatchBlocks = 65535;
+/// Bytes of shared memory a block may declare statically (48 KiB), less a
+/// margin for what the compiler adds.
+constexpr int64_t kSharedBudget = 48 * 1024 - 256;
 
 /// The kernel's parameter block of `plan`: batches, queries, keys, the
 /// batch sizes and the views' strides (cgc_attention_params' layout).
@@ -215,11 +225,20 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   int64_t keyStride = keyByEmbedding ? kKeyTile + kRowPadding : e + kRowPadding;
   int64_t valueStride = valueByColumn ? kKeyTile + kRowPadding : ev + kRowPadding;
   int64_t keyTileElements = (keyByEmbedding ? e : kKeyTile) * keyStride;
-  int64_t valueTileElements =
-      std::max(queryTile * queryStride, (valueByColumn ? ev : kKeyTile) * valueStride);
+  int64_t queryTileElements = queryTile * queryStride;
+  int64_t valueTileElements = (valueByColumn ? ev : kKeyTile) * valueStride;
+  // Q gets a buffer of its own where shared memory allows, so that V's
+  // first tile is copied with Q's and Kᵀ's; else Q's tile lives in V's
+  // buffer until the first V tile is staged.
+  int64_t sharedBytes = 2 * (keyTileElements + valueTileElements) + (guarded ? 4 * ev : 0);
+  bool separateQuery = sharedBytes + 2 * queryTileElements <= kSharedBudget;
+  if (separateQuery)
+    sharedBytes += 2 * queryTileElements;
+  else
+    valueTileElements = std::max(valueTileElements, queryTileElements);
 
   TileStaging query;
-  query.tile = "valueTile";
+  query.tile = separateQuery ? "queryTile" : "valueTile";
   query.stride = queryStride;
   query.outer = {queryTile, "firstQuery", "p.queries", /*isViewRow=*/true};
   query.inner = {e, "0", "", /*isViewRow=*/false};
@@ -252,6 +271,45 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   value.view = views.value;
   value.vectorized = isVectorReadable(plan, valueView, !valueByColumn, false);
   value.alignedFlag = "valueAligned";
+
+  // Score steps' operands of the element type whose keys are contiguous
+  // (BERT's additive mask, [batch, 1, queries, keys] or broadcast over the
+  // queries) are staged per key tile with Kᵀ's, so that the softmax reads
+  // them from shared memory instead of waiting on a device-memory read per
+  // score; a mask broadcast over the queries takes one row.
+  std::vector<TileStaging> stepStagings;
+  std::vector<std::string> stagedReads(plan.steps.size());
+  for (auto [index, stepView] : llvm::enumerate(views.steps)) {
+    if (!stepView)
+      continue;
+    const AttentionView &operand = *table.getViews()[*stepView];
+    if (operand.dtype != plan.dtype || operand.columnStride != 1 || isOneElement(operand))
+      continue;
+    bool perQuery = operand.rowStride != 0;
+    int64_t rows = perQuery ? queryTile : 1, stride = kKeyTile + kRowPadding;
+    if (sharedBytes + 2 * rows * stride > kSharedBudget)
+      continue;
+    sharedBytes += 2 * rows * stride;
+    TileStaging staging;
+    staging.tile = "stepTile" + number(index);
+    staging.stride = stride;
+    staging.outer = {rows, "firstQuery", "p.queries", /*isViewRow=*/true};
+    staging.inner = {kKeyTile, "keyOrigin", "p.keys", /*isViewRow=*/false};
+    staging.view = *stepView;
+    staging.vectorized = isVectorReadable(plan, operand, true, false);
+    staging.alignedFlag = "stepAligned" + number(index);
+    stagedReads[index] = loadValue(
+        operand.dtype, staging.tile + "[" +
+                           (perQuery ? "(query - firstQuery) * " + number(stride) + " + " : "") +
+                           "(key - keyStart)]");
+    stepStagings.push_back(std::move(staging));
+  }
+  auto stageKeyTile = [&]() {
+    std::string code = generateStaging(plan, table, key, threads);
+    for (const TileStaging &staging : stepStagings)
+      code += generateStaging(plan, table, staging, threads);
+    return code;
+  };
 
   const AttentionView &outputView = *table.getViews()[views.output];
   bool outputPairs =
@@ -299,9 +357,16 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
     os << "}};\n";
   }
   os
-     << "  __shared__ __align__(16) unsigned short keyTile[" << keyTileElements << "];\n"
-     << "  // V's tile, and Q's until the first V tile is staged.\n"
-     << "  __shared__ __align__(16) unsigned short valueTile[" << valueTileElements << "];\n";
+     << "  __shared__ __align__(16) unsigned short keyTile[" << keyTileElements << "];\n";
+  if (separateQuery)
+    os << "  __shared__ __align__(16) unsigned short queryTile[" << queryTileElements << "];\n"
+       << "  __shared__ __align__(16) unsigned short valueTile[" << valueTileElements << "];\n";
+  else
+    os << "  // V's tile, and Q's until the first V tile is staged.\n"
+       << "  __shared__ __align__(16) unsigned short valueTile[" << valueTileElements << "];\n";
+  for (const TileStaging &staging : stepStagings)
+    os << "  __shared__ __align__(16) unsigned short " << staging.tile << "["
+       << staging.outer.size * staging.stride << "];\n";
   if (guarded)
     os << "  __shared__ float valueSums[EV];\n";
   os << "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
@@ -311,7 +376,10 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "  const cgc_index query0 = firstQuery + warp * 16 + group, query1 = query0 + 8;\n"
      << "  const float negativeInfinity = __int_as_float((int)0xff800000u);\n"
      << "  const float log2e = 1.4426950408889634f;\n";
-  for (const TileStaging *staging : {&query, &key, &value})
+  llvm::SmallVector<const TileStaging *, 6> stagings = {&query, &key, &value};
+  for (const TileStaging &staging : stepStagings)
+    stagings.push_back(&staging);
+  for (const TileStaging *staging : stagings)
     if (staging->vectorized)
       os << "  const bool " << staging->alignedFlag << " = ((unsigned long long)in"
          << table.getViews()[staging->view]->input << " & 15ull) == 0;\n";
@@ -338,7 +406,11 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << generateStaging(plan, table, query, threads) << "    }\n"
      << "    if (keyEnd > 0) {\n"
      << "      const cgc_index keyOrigin = 0;\n"
-     << generateStaging(plan, table, key, threads) << "    }\n"
+     << stageKeyTile();
+  if (separateQuery)
+    os << "      const cgc_index keyStart = 0;\n"
+       << generateStaging(plan, table, value, threads);
+  os << "    }\n"
      << "    cgc_copy_commit();\n"
      << "    cgc_copy_wait();\n"
      << "    __syncthreads();\n"
@@ -347,8 +419,8 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "    unsigned int queryFragment[E / 16][4];\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < E / 16; ++k)\n"
-     << "      cgc_load_matrices(queryFragment[k], valueTile + (warp * 16 + (lane & 15)) * "
-     << queryStride << " + k * 16 + (lane >> 4) * 8);\n"
+     << "      cgc_load_matrices(queryFragment[k], " << query.tile
+     << " + (warp * 16 + (lane & 15)) * " << queryStride << " + k * 16 + (lane >> 4) * 8);\n"
      << "    float output[EV / 8][4];\n"
      << "#pragma unroll\n"
      << "    for (int n = 0; n < EV / 8; ++n)\n"
@@ -360,8 +432,9 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "      // (the previous tile's P·V; the first time, Q's fragments).\n"
      << "      cgc_copy_wait();\n"
      << "      __syncthreads();\n"
-     << "      // V's tile is copied while the scores and the softmax run.\n"
-     << "      {\n"
+     << "      // V's tile is copied while the scores and the softmax run"
+     << (separateQuery ? " (the first with Q's).\n" : ".\n")
+     << (separateQuery ? "      if (keyStart != 0) {\n" : "      {\n")
      << generateStaging(plan, table, value, threads) << "      }\n"
      << "      cgc_copy_commit();\n";
   // B fragments of n-tiles 2n and 2n + 1 (8 columns each) at k-step k: the
@@ -402,7 +475,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "          float s = score[j][h];\n"
      << "          if (query < p.queries && key < p.keys) {\n"
      << (scaled ? "            s = s * alpha;\n" : "")
-     << generateScoreStatements(plan, table, views.steps, /*applyScale=*/false)
+     << generateScoreStatements(plan, table, views.steps, /*applyScale=*/false, stagedReads)
      << "          } else {\n"
      << "            s = negativeInfinity;\n"
      << "          }\n"
@@ -457,7 +530,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   os << "      // The next Kᵀ tile is copied while P·V runs.\n"
      << "      if (keyStart + 64 < keyEnd) {\n"
      << "        const cgc_index keyOrigin = keyStart + 64;\n"
-     << generateStaging(plan, table, key, threads) << "      }\n"
+     << stageKeyTile() << "      }\n"
      << "      cgc_copy_commit();\n"
      << "      // O += P·V: output[n] is the 16 x 8 block of columns 8n..8n+7.\n"
      << "#pragma unroll\n"
