@@ -263,6 +263,52 @@ ModelBuilder activations() {
   return m;
 }
 
+/// Exact GELU written out through Erf in the orders exporters use, and
+/// groups that are not GELU: a divisor that is not √2, and an erf whose
+/// value another layer reads too.
+ModelBuilder geluForms() {
+  ModelBuilder m("gelu_forms", 13);
+  m.input("x", kFloat, {2, 8});
+  m.floats("sqrt2", {}, {std::sqrt(2.0f)});
+  m.floats("inv_sqrt2", {}, {1.0f / std::sqrt(2.0f)});
+  m.floats("not_sqrt2", {}, {1.5f});
+  m.floats("one", {}, {1.0f});
+  m.floats("half", {}, {0.5f});
+  // ((x · (erf(x / √2) + 1)) · ½): torch.onnx's F.gelu.
+  m.node("Div", {"x", "sqrt2"}, {"a_scaled"});
+  m.node("Erf", {"a_scaled"}, {"a_erf"});
+  m.node("Add", {"a_erf", "one"}, {"a_cdf"});
+  m.node("Mul", {"x", "a_cdf"}, {"a_product"});
+  m.node("Mul", {"a_product", "half"}, {"a"});
+  // ((½ · a) · (1 + erf(a · 1/√2))).
+  m.node("Mul", {"a", "inv_sqrt2"}, {"b_scaled"});
+  m.node("Erf", {"b_scaled"}, {"b_erf"});
+  m.node("Add", {"one", "b_erf"}, {"b_cdf"});
+  m.node("Mul", {"half", "a"}, {"b_half"});
+  m.node("Mul", {"b_half", "b_cdf"}, {"b"});
+  // (b · ((erf(b / √2) + 1) · ½)).
+  m.node("Div", {"b", "sqrt2"}, {"c_scaled"});
+  m.node("Erf", {"c_scaled"}, {"c_erf"});
+  m.node("Add", {"c_erf", "one"}, {"c_cdf"});
+  m.node("Mul", {"c_cdf", "half"}, {"c_half"});
+  m.node("Mul", {"b", "c_half"}, {"c"});
+  // Not GELU: x / 1.5.
+  m.node("Div", {"c", "not_sqrt2"}, {"d_scaled"});
+  m.node("Erf", {"d_scaled"}, {"d_erf"});
+  m.node("Add", {"d_erf", "one"}, {"d_cdf"});
+  m.node("Mul", {"c", "d_cdf"}, {"d_product"});
+  m.node("Mul", {"d_product", "half"}, {"d"});
+  // Not fused: the erf is an output too.
+  m.node("Div", {"d", "sqrt2"}, {"e_scaled"});
+  m.node("Erf", {"e_scaled"}, {"e_erf"});
+  m.node("Add", {"e_erf", "one"}, {"e_cdf"});
+  m.node("Mul", {"d", "e_cdf"}, {"e_product"});
+  m.node("Mul", {"e_product", "half"}, {"e"});
+  m.output("e", kFloat, {2, 8});
+  m.output("e_erf", kFloat, {2, 8});
+  return m;
+}
+
 /// Rounding, trigonometry and the index layers: Floor, Sin, TopK,
 /// GatherElements, CumSum, Hardmax (arg_max decomposition), ArgMax, Mod.
 ModelBuilder indexing() {
@@ -663,6 +709,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("repeated-constants", repeatedConstants);
     add("unit-transposes", unitTransposes);
     add("activations", activations);
+    add("gelu-forms", geluForms);
     add("upsampling", upsampling);
     add("indexing", indexing);
     add("error-float-mod", floatModWithoutFmod);

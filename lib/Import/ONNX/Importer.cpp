@@ -10,6 +10,7 @@
 
 #include "cgc/Import/ONNX.h"
 
+#include "GeluFusion.h"
 #include "Literal.h"
 #include "NodeContext.h"
 #include "ONNXShapeInference.h"
@@ -667,6 +668,8 @@ llvm::Expected<ImportedModel> ModelImporter::run() {
   if (results.empty())
     return makeError(sourceName + ": the graph has no outputs");
   cgc::ReturnOp::create(builder, location, results);
+  // After the return, which reads the group's values like any layer.
+  fuseErfGelu(body, state.weights);
   entryPoint.setFunctionType(
       builder.getFunctionType(argumentTypes, mlir::ValueRange(results).getTypes()));
   for (auto [index, name] : llvm::enumerate(imported.outputNames))
