@@ -36,6 +36,7 @@
 #include "ConvolutionChain.h"
 #include "CudnnConvolution.h"
 #include "CudnnGraph.h"
+#include "CudnnGraphKernel.h"
 #include "DepthwiseConvolution.h"
 #include "GemmConvolution.h"
 #include "ImplicitGemmConvolution.h"
@@ -44,33 +45,15 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
-#include "mlir/IR/OperationSupport.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <vector>
 
 namespace cgc::cuda {
-
-namespace {
-/// The byte alignment the cuDNN graph is promised for every tensor (memory
-/// planning aligns buffers to 64 bytes unless told otherwise; launches
-/// check it).
-constexpr int64_t kGraphAlignment = 16;
-/// The most cuDNN graph plans a definition times (the first that
-/// finalize, in heuristic order; see CudnnPlanSearch for the runtime-fusion
-/// engines among them).
-constexpr int64_t kMaxTimedGraphPlans = 4;
-} // namespace
-
-/// A time for the reports, or "?" when it could not be taken.
-static std::string formatTime(std::optional<float> milliseconds) {
-  return milliseconds ? std::to_string(*milliseconds) : std::string("?");
-}
 
 //===----------------------------------------------------------------------===//
 // The epilogue path
@@ -122,21 +105,6 @@ struct PointwiseNode {
   Shape argumentShape;
 };
 
-/// The graph path's plan: its engine and how many plans were timed to
-/// choose it.
-struct GraphPlanChoice {
-  int64_t engine = -1;
-  int timedPlans = 0;
-};
-
-/// The plans of one graph (one, or the first few for timing) and the
-/// definition argument bound to each of its tensors.
-struct GraphKernelPlan {
-  std::vector<std::shared_ptr<CudnnPlan>> plans;
-  llvm::SmallVector<int64_t, 8> uids;
-  /// Per uid: the definition argument, or -1 for the output.
-  llvm::SmallVector<int, 8> arguments;
-};
 } // namespace
 
 /// Packed (row-major) strides of `dims`, size-0 dimensions counted as 1.
@@ -397,54 +365,6 @@ static GraphKernelPlan createGraphPlan(FunctionalDefinitionOp definition,
   return result;
 }
 
-/// The positions of the plans this process chose by timing, by device and
-/// definition (getPlanSearchKey): a model's repeated convolutions are timed
-/// once.
-class PlanChoiceCache {
-public:
-  std::optional<CudnnPlanPosition> lookup(const std::string &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = positions.find(key);
-    if (found == positions.end())
-      return std::nullopt;
-    return found->second;
-  }
-  void store(const std::string &key, CudnnPlanPosition position) {
-    std::lock_guard<std::mutex> lock(mutex);
-    positions[key] = position;
-  }
-
-private:
-  std::mutex mutex;
-  std::map<std::string, CudnnPlanPosition> positions;
-};
-
-static PlanChoiceCache &getPlanChoiceCache() {
-  static PlanChoiceCache cache;
-  return cache;
-}
-
-/// What determines the graph of `definition` on `device`: the definition
-/// as printed (its types, attributes and body), without its name.
-static std::string getPlanSearchKey(int device, FunctionalDefinitionOp definition) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  definition->print(os, mlir::OpPrintingFlags().printGenericOpForm().useLocalScope());
-  std::string name = ("\"" + definition.getSymName() + "\"").str();
-  if (size_t at = text.find(name); at != std::string::npos)
-    text.erase(at, name.size());
-  return std::to_string(device) + ":" + text;
-}
-
-/// Whether cuDNN graph plans are timed: unless CGC_CUDA_CUDNN_TUNING is "0".
-static bool isGraphTuningEnabled() {
-  static const bool enabled = [] {
-    const char *value = std::getenv("CGC_CUDA_CUDNN_TUNING");
-    return !(value && llvm::StringRef(value) == "0");
-  }();
-  return enabled;
-}
-
 /// The graph path's kernel, std::nullopt (with the reason) when cuDNN has no
 /// plan for the graph.
 static llvm::Expected<std::optional<Kernel>> buildGraphPath(FunctionalDefinitionOp definition,
@@ -454,73 +374,12 @@ static llvm::Expected<std::optional<Kernel>> buildGraphPath(FunctionalDefinition
   auto handle = context.getCudnn(shape.conv);
   if (!handle)
     return inFusedConvolution(definition, handle.takeError());
-  // A definition timed before takes the plan it chose; otherwise the first
-  // plans are timed where tuning is on, and the fastest kept.
-  bool tuning = isGraphTuningEnabled() && context.hasDevice();
-  std::string key = tuning ? getPlanSearchKey(context.getDevice(), definition) : std::string();
-  CudnnPlanSearch search;
-  search.position = tuning ? getPlanChoiceCache().lookup(key) : std::nullopt;
-  search.maxPlans = tuning ? kMaxTimedGraphPlans : 1;
-  GraphKernelPlan graph = createGraphPlan(definition, shape, *handle, search, reason);
-  if (graph.plans.empty() && search.position) {
-    search.position.reset();
-    graph = createGraphPlan(definition, shape, *handle, search, reason);
-  }
-  if (graph.plans.empty())
-    return std::optional<Kernel>();
-
-  std::string name = ("@" + definition.getSymName() + ": fused convolution").str();
-  auto makeKernel = [&](std::shared_ptr<CudnnPlan> plan) {
-    uint64_t workspaceSize = static_cast<uint64_t>(plan->workspaceSize);
-    auto launch = [plan = std::move(plan), uids = graph.uids, arguments = graph.arguments,
-                   name](const LaunchArgs &args) -> std::string {
-      llvm::SmallVector<void *, 8> pointers;
-      for (int argument : arguments) {
-        void *pointer =
-            argument < 0 ? args.outputs[0] : const_cast<void *>(args.inputs[argument]);
-        if (reinterpret_cast<uintptr_t>(pointer) % kGraphAlignment != 0)
-          return name + ": the cuDNN graph needs " + std::to_string(kGraphAlignment) +
-                 "-byte aligned tensors; " +
-                 (argument < 0 ? std::string("the output")
-                               : "argument " + std::to_string(argument)) +
-                 " is not";
-        pointers.push_back(pointer);
-      }
-      cudnnStatus_t status = plan->execute(uids, pointers, args.workspace, args.stream);
-      if (status != CUDNN_STATUS_SUCCESS)
-        return name + ": cudnnBackendExecute failed: " + cudnnGetErrorString(status);
-      return "";
-    };
-    return Kernel{std::move(launch), alignWorkspace(workspaceSize)};
-  };
-
-  size_t chosen = 0;
-  if (graph.plans.size() > 1) {
-    std::vector<Kernel> kernels;
-    llvm::SmallVector<const Kernel *, 4> timed;
-    for (const std::shared_ptr<CudnnPlan> &plan : graph.plans)
-      kernels.push_back(makeKernel(plan));
-    for (const Kernel &kernel : kernels)
-      timed.push_back(&kernel);
-    std::vector<std::optional<float>> times = timeLaunches(definition, timed);
-    for (size_t index = 0; index < times.size(); ++index)
-      if (times[index] && (!times[chosen] || *times[index] < *times[chosen]))
-        chosen = index;
-    if (isVerbose()) {
-      llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": cuDNN graph plans:";
-      for (size_t index = 0; index < times.size(); ++index)
-        llvm::errs() << " engine " << graph.plans[index]->engine
-                     << (graph.plans[index]->compilesAtRuntime ? " (runtime fusion)" : "") << " "
-                     << formatTime(times[index]) << " ms"
-                     << (index == chosen ? " (kept)" : "") << ";";
-      llvm::errs() << "\n";
-    }
-    if (times[chosen])
-      getPlanChoiceCache().store(key, graph.plans[chosen]->position);
-  }
-  choice.engine = graph.plans[chosen]->engine;
-  choice.timedPlans = graph.plans.size() > 1 ? static_cast<int>(graph.plans.size()) : 0;
-  return std::optional<Kernel>(makeKernel(graph.plans[chosen]));
+  return buildGraphKernel(
+      definition, context,
+      [&](const CudnnPlanSearch &search) {
+        return createGraphPlan(definition, shape, *handle, search, reason);
+      },
+      "fused convolution", choice);
 }
 
 //===----------------------------------------------------------------------===//

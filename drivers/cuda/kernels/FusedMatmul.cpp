@@ -27,10 +27,18 @@
 // activation, then the bias, from the library's part and leaves them to
 // the generated kernel.
 //
+// A float16 or bfloat16 product whose epilogue is a bias and an exact GELU
+// (BERT's and ViT's feed-forward) also has a cuDNN graph (matmul, bias and
+// GELU_FWD nodes, CudnnMatmulGraph.h), which applies the GELU before the
+// one store; on a device both are timed once per build and the faster
+// kept (CGC_CUDA_MATMUL=graph|library forces one, CGC_CUDA_VERBOSE=1
+// prints the times).
+//
 //===----------------------------------------------------------------------===//
 
 #include "ChainCodegen.h"
 #include "CublasLtProduct.h"
+#include "CudnnMatmulGraph.h"
 #include "DeviceCode.h"
 #include "ElementwiseCodegen.h"
 #include "FusedSupport.h"
@@ -40,6 +48,8 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <cstdlib>
 
 namespace cgc::cuda {
 
@@ -447,6 +457,120 @@ static Kernel makeFusedKernel(const FusedProduct &fused, const EpiloguePlan &pla
   return Kernel{std::move(launch), alignWorkspace(workspaceSize)};
 }
 
+//===----------------------------------------------------------------------===//
+// The cuDNN graph: the product with an exact GELU
+//===----------------------------------------------------------------------===//
+
+/// The graph of a product whose epilogue is a bias (cuBLASLt's, in `plan`)
+/// and then an exact GELU, which cuBLASLt's epilogues cannot apply: float16
+/// or bfloat16 row-major [M, K] · [K, N] of one call, K and N multiples of 8
+/// (16-byte rows); std::nullopt for any other definition.
+static std::optional<MatmulGraphSpec> getGraphSpec(const FusedProduct &fused,
+                                                   const EpiloguePlan &plan) {
+  const ProductPlan &product = fused.plan;
+  DType dtype = fused.output.dtype;
+  if (!llvm::isa<MatmulOp>(fused.product) || (dtype != DType::F16 && dtype != DType::BF16) ||
+      product.batch != 1 || product.transA || product.transB ||
+      product.lhsOffsets.size() != 1 || product.k % 8 != 0 || product.n % 8 != 0 ||
+      !fused.lastDimensionIsN)
+    return std::nullopt;
+  if (plan.directC || plan.generatedC || plan.alpha != 1.0 ||
+      plan.library.activation != ProductEpilogue::Activation::None ||
+      plan.generated.size() != 1)
+    return std::nullopt;
+  auto gelu = llvm::dyn_cast<GeluOp>(plan.generated.front());
+  if (!gelu || gelu.getApproximate() != "none" || gelu.getInput() != plan.libraryResult)
+    return std::nullopt;
+  MatmulGraphSpec spec;
+  spec.dtype = dtype;
+  spec.m = product.m;
+  spec.k = product.k;
+  spec.n = product.n;
+  spec.lhs = getArgumentIndex(fused.product->getOperand(0));
+  spec.rhs = getArgumentIndex(fused.product->getOperand(1));
+  if (plan.library.bias)
+    spec.bias = getArgumentIndex(plan.bias);
+  spec.activation = CUDNN_POINTWISE_GELU_FWD;
+  return spec;
+}
+
+/// What CGC_CUDA_MATMUL asks of a product the cuDNN graph could run (read
+/// at each build, so that tests can set it).
+enum class GraphUse {
+  /// cuBLASLt and the generated epilogue (unset, "library").
+  Never,
+  /// The graph, or an error saying why it cannot ("graph").
+  Forced,
+  /// Both timed, the faster kept ("timed").
+  Timed,
+};
+
+static GraphUse getGraphUse() {
+  const char *value = std::getenv("CGC_CUDA_MATMUL");
+  llvm::StringRef name = value ? value : "";
+  if (name == "graph")
+    return GraphUse::Forced;
+  if (name == "timed")
+    return GraphUse::Timed;
+  return GraphUse::Never;
+}
+
+/// `library` (cuBLASLt and the generated epilogue), or the cuDNN graph of
+/// the same definition as CGC_CUDA_MATMUL asks: forced (an error where it
+/// cannot run the definition), or timed against `library` on a device and
+/// kept when faster. Unasked, the library path runs: on an H100 the graph
+/// (cuDNN 9.14's one engine for it) was slower at every feed-forward
+/// product of BERT-base and ViT-B/16 measured (batch 32: 72 against 60 µs
+/// and 99 against 79 µs), and building it compiles code at runtime, about
+/// a second per model.
+static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const EpiloguePlan &plan,
+                                              Kernel library, KernelContext::Impl &context) {
+  FunctionalDefinitionOp definition = fused.definition;
+  GraphUse use = getGraphUse();
+  bool forced = use == GraphUse::Forced;
+  std::optional<MatmulGraphSpec> spec = getGraphSpec(fused, plan);
+  if (use == GraphUse::Never || (!forced && (!spec || !context.hasDevice())))
+    return std::move(library);
+  auto refuse = [&](const std::string &reason) -> llvm::Expected<Kernel> {
+    if (forced)
+      return makeFusedError(definition, kFamily,
+                            "CGC_CUDA_MATMUL=graph: the cuDNN graph does not run this "
+                            "definition: " + reason);
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": fused matmul: runs as cuBLASLt + generated epilogue (cuDNN graph: "
+                   << reason << ")\n";
+    return std::move(library);
+  };
+  if (!spec)
+    return refuse("not implemented: only a float16 or bfloat16 product of one call with K and "
+                  "N multiples of 8, then a bias and an exact GELU, runs as a graph");
+  auto handle = context.getCudnn(fused.product);
+  if (!handle)
+    return refuse(llvm::toString(handle.takeError()));
+  std::string reason;
+  GraphPlanChoice choice;
+  std::optional<Kernel> graph = buildGraphKernel(
+      definition, context,
+      [&](const CudnnPlanSearch &search) {
+        return createMatmulGraph(*spec, *handle, search, reason);
+      },
+      "fused matmul (cuDNN graph)", choice);
+  if (!graph)
+    return refuse("cuDNN has no plan: " + reason);
+  if (forced)
+    return std::move(*graph);
+  std::vector<std::optional<float>> times = timeLaunches(definition, {&library, &*graph});
+  bool graphFaster = times[1] && (!times[0] || *times[1] < *times[0]);
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                 << ": fused matmul: cuBLASLt + generated epilogue " << formatTime(times[0])
+                 << " ms, cuDNN graph (engine " << choice.engine << ") "
+                 << formatTime(times[1]) << " ms: runs as "
+                 << (graphFaster ? "the cuDNN graph" : "cuBLASLt + generated epilogue") << "\n";
+  return graphFaster ? std::move(*graph) : std::move(library);
+}
+
 namespace {
 
 std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
@@ -490,7 +614,9 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
     }
     auto product = createLtProduct(fused.product, fused.plan, *handle, plan.library);
     if (product)
-      return Result(makeFusedKernel(fused, plan, std::move(*product), std::move(*generated)));
+      return Result(keepFasterGraph(
+          fused, plan, makeFusedKernel(fused, plan, std::move(*product), std::move(*generated)),
+          context));
     bool libraryEpilogue =
         plan.library.bias || plan.library.activation != ProductEpilogue::Activation::None;
     if (!libraryEpilogue || index + 1 == std::size(splits))

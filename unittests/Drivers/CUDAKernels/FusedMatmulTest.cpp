@@ -568,3 +568,66 @@ TEST_F(FusedMatmulTest, EpilogueSplitsBetweenCublasLtAndOneGeneratedKernel) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The cuDNN graph of a product with an exact GELU
+//===----------------------------------------------------------------------===//
+
+/// Sets CGC_CUDA_MATMUL for the scope.
+class ForcedMatmulPath {
+public:
+  explicit ForcedMatmulPath(const char *path) { setenv("CGC_CUDA_MATMUL", path, 1); }
+  ~ForcedMatmulPath() { unsetenv("CGC_CUDA_MATMUL"); }
+};
+
+/// The products with a bias (or none) and an exact GELU that the graph
+/// runs: BERT's feed-forward, ViT's token count, a batch of rows that
+/// fills no tile.
+std::vector<DefinitionCase> geluGraphCases() {
+  std::vector<DefinitionCase> cases;
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    for (auto [shape, n, withBias] : std::vector<std::tuple<Dims, int64_t, bool>>{
+             {{1, 128, 768}, 3072, true}, {{2, 197, 64}, 256, true}, {{3, 37, 32}, 48, false}}) {
+      Linear l = linear(dtype, shape, n, /*biasFirst=*/true, withBias);
+      Dims out = shape;
+      out.back() = n;
+      std::string gelu = l.builder.layer("cgc_op.gelu", {l.biased}, out);
+      cases.push_back(l.builder.finish("gelu_graph", gelu));
+    }
+  }
+  return cases;
+}
+
+TEST_F(FusedMatmulTest, ExactGeluGraphMatchesCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  ForcedMatmulPath forced("graph");
+  for (const DefinitionCase &definitionCase : geluGraphCases())
+    expectFusedMatchesCpu(definitionCase);
+}
+
+/// Forced on a definition it does not run, the graph is an error that says
+/// what it takes; the library path still runs the definition.
+TEST_F(FusedMatmulTest, ForcedGraphNamesWhatItTakes) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  Linear l = linear(DType::F16, {2, 8, 16}, 8);
+  std::string relu = l.builder.layer("cgc_op.relu", {l.biased}, {2, 8, 8});
+  DefinitionCase relued = l.builder.finish("relu", relu);
+  {
+    ForcedMatmulPath forced("graph");
+    FunctionalDefinitionOp definition = buildDefinition(relued);
+    ASSERT_TRUE(definition);
+    KernelContext *context = getDeviceContext();
+    ASSERT_NE(context, nullptr);
+    std::optional<llvm::Expected<Kernel>> kernel = buildFusedKernel(definition, *context);
+    ASSERT_TRUE(kernel.has_value());
+    ASSERT_FALSE(static_cast<bool>(*kernel));
+    std::string message = llvm::toString(kernel->takeError());
+    EXPECT_NE(message.find("CGC_CUDA_MATMUL=graph: the cuDNN graph does not run this "
+                           "definition: not implemented: only a float16 or bfloat16 product"),
+              std::string::npos)
+        << message;
+  }
+  ForcedMatmulPath forced("library");
+  for (const DefinitionCase &definitionCase : geluGraphCases())
+    expectFusedMatchesCpu(definitionCase);
+}
