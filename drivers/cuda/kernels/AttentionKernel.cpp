@@ -513,13 +513,10 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     AttentionPath path;
     std::string *refusal;
     Kernel kernel;
-    /// What the report calls it, when not the path's name.
-    std::string label;
   };
-  llvm::SmallVector<Candidate, 4> candidates;
+  llvm::SmallVector<Candidate, 3> candidates;
   auto consider = [&](AttentionPath candidate, std::string &refusalOut,
-                      std::optional<std::string> refusal, auto build,
-                      std::string label = std::string()) {
+                      std::optional<std::string> refusal, auto build) {
     if (!refusal && !context.hasDevice())
       refusal = "the kernel context has no device";
     if (refusal) {
@@ -531,22 +528,12 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
       refusalOut = llvm::toString(kernel.takeError());
       return;
     }
-    candidates.push_back({candidate, &refusalOut, std::move(*kernel), std::move(label)});
+    candidates.push_back({candidate, &refusalOut, std::move(*kernel)});
   };
-  std::optional<std::string> tensorCoreRefusal =
-      getTensorCoreAttentionRefusal(plan, context.getComputeMajor());
-  consider(AttentionPath::TensorCore, result.tensorCoreRefusal, tensorCoreRefusal, [&] {
-    return buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
-  });
-  // Smaller blocks that pad fewer queries (ViT's 197 in tiles of 32 or 16
-  // rather than 64) are timed too.
-  if (!tensorCoreRefusal && !options.tensorCoreWarps && context.hasDevice())
-    for (int64_t warps : getTighterTensorCoreWarps(plan, context.getMultiprocessorCount()))
-      consider(
-          AttentionPath::TensorCore, result.tensorCoreRefusal, std::nullopt,
-          [&] { return buildTensorCoreAttentionKernel(plan, context, name, warps); },
-          std::string(getAttentionPathName(AttentionPath::TensorCore)) + " (" +
-              std::to_string(warps) + (warps == 1 ? " warp)" : " warps)"));
+  consider(AttentionPath::TensorCore, result.tensorCoreRefusal,
+           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()), [&] {
+             return buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
+           });
   consider(
       AttentionPath::Gemm, result.gemmRefusal, getGemmAttentionRefusal(plan, options.float32Scores),
       [&] { return buildGemmAttentionKernel(plan, context, name, op, options.float32Scores); });
@@ -566,10 +553,7 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
   llvm::SmallVector<bool, 3> timed;
   for (Candidate &candidate : candidates) {
     std::optional<float> time = timeKernelLaunch(candidate.kernel, inputBytes, {outputBytes});
-    times += ", " +
-             (candidate.label.empty() ? std::string(getAttentionPathName(candidate.path))
-                                      : candidate.label) +
-             " " +
+    times += std::string(", ") + getAttentionPathName(candidate.path) + " " +
              (time ? std::to_string(*time) : std::string("?")) + " ms";
     timed.push_back(time.has_value());
     if (time && (!bestTime || *time < *bestTime)) {
@@ -584,7 +568,7 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     result.path = best->path;
   }
   for (auto [candidate, wasTimed] : llvm::zip(candidates, timed))
-    if (&candidate != best && !(best && candidate.path == best->path))
+    if (&candidate != best)
       *candidate.refusal =
           wasTimed ? std::string("the ") + getAttentionPathName(result.path) + " was faster"
                    : std::string("the paths could not be timed");

@@ -175,23 +175,6 @@ TensorCoreAttentionTiling getTensorCoreAttentionTiling(const AttentionPlan &plan
   return tiling;
 }
 
-llvm::SmallVector<int64_t, 2> getTighterTensorCoreWarps(const AttentionPlan &plan,
-                                                        int multiprocessorCount) {
-  int64_t batches = std::max<int64_t>(getNumElements(plan.batch), 1);
-  auto padded = [&](int64_t warps) {
-    int64_t rows = 16 * warps;
-    return (plan.queries + rows - 1) / rows * rows - plan.queries;
-  };
-  int64_t chosen = getTensorCoreAttentionTiling(plan, multiprocessorCount).warps;
-  llvm::SmallVector<int64_t, 2> tighter;
-  for (int64_t warps : {1, 2})
-    if (warps < chosen && padded(warps) < padded(chosen) &&
-        (warps == 2 || padded(1) < padded(2)) &&
-        batches * ((plan.queries + 16 * warps - 1) / (16 * warps)) >= multiprocessorCount)
-      tighter.push_back(warps);
-  return tighter;
-}
-
 std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
                                               const TensorCoreAttentionTiling &tiling) {
   TensorCoreViews views(plan);

@@ -18,8 +18,6 @@
 
 #include "AttentionKernel.h"
 
-#include "llvm/ADT/SmallVector.h"
-
 #include <optional>
 #include <string>
 
@@ -49,13 +47,6 @@ struct TensorCoreAttentionTiling {
 /// of 64).
 TensorCoreAttentionTiling getTensorCoreAttentionTiling(const AttentionPlan &plan,
                                                        int multiprocessorCount);
-
-/// Blocks of fewer warps than getTensorCoreAttentionTiling's that pad fewer
-/// query rows (197 queries: 2 warps pad 27, 1 warp 11, against 59 with 4)
-/// and still give every multiprocessor a block, fewest padded first: the
-/// tilings worth timing against it. Empty where the tiling pads nothing.
-llvm::SmallVector<int64_t, 2> getTighterTensorCoreWarps(const AttentionPlan &plan,
-                                                        int multiprocessorCount);
 
 /// The generated CUDA C++ of `plan`'s tensor-core kernel tiled as
 /// `tiling` says, `cgc_attention_tensor_core` (the refusal must be empty).

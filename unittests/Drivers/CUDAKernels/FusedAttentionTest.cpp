@@ -1096,22 +1096,6 @@ TEST_F(FusedAttentionTest, TensorCoreSourceIndexWidthFollowsThePlan) {
   EXPECT_NE(wide.find("__launch_bounds__(128)"), std::string::npos);
 }
 
-/// Smaller blocks are worth timing where they pad fewer queries and still
-/// fill the device: ViT's 197 queries at batch 32 (64-query blocks pad 59
-/// rows, 16-query ones 11, 32-query ones 27), not BERT's 128.
-TEST_F(FusedAttentionTest, TighterTensorCoreTilingsAreTheOnesThatPadLess) {
-  AttentionPlan vit32 = layerPlan({32, 12, 197, 64}, {32, 12, 197, 64}, {32, 12, 197, 64});
-  EXPECT_EQ(getTighterTensorCoreWarps(vit32, 132), (llvm::SmallVector<int64_t, 2>{1, 2}));
-  AttentionPlan bert32 = layerPlan({32, 12, 128, 64}, {32, 12, 128, 64}, {32, 12, 128, 64});
-  EXPECT_TRUE(getTighterTensorCoreWarps(bert32, 132).empty());
-  // Already in blocks of one warp: nothing smaller.
-  AttentionPlan vit1 = layerPlan({1, 12, 197, 64}, {1, 12, 197, 64}, {1, 12, 197, 64});
-  EXPECT_TRUE(getTighterTensorCoreWarps(vit1, 132).empty());
-  // 2 × 12 × 4 = 96 blocks of 64 queries; 168 of 32; 312 of 16.
-  AttentionPlan vit2 = layerPlan({2, 12, 197, 64}, {2, 12, 197, 64}, {2, 12, 197, 64});
-  EXPECT_EQ(getTighterTensorCoreWarps(vit2, 132), (llvm::SmallVector<int64_t, 2>{1}));
-}
-
 /// The tiling follows the grid: blocks of 4 warps (64 queries) while they
 /// give every multiprocessor of an H100 (132) a block, smaller ones when
 /// the batch is small.
