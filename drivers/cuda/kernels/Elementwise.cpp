@@ -125,6 +125,9 @@ static std::optional<ElementwiseCode> getUnaryCode(mlir::Operation *op, DType dt
                                                     fn("tanh") + "(" + lit(0.79788456080286536) +
                                                     " * (x0 + " + lit(0.044715) +
                                                     " * x0 * x0 * x0))))"};
+        // 16-bit storage: a cheaper erf within its rounding (DeviceCode.cpp).
+        if (dtype == DType::F16 || dtype == DType::BF16)
+          return ElementwiseCode{Domain::Float, "cgc_gelu16(x0)"};
         return ElementwiseCode{Domain::Float, "(" + half + " * x0 * (" + one + " + " + fn("erf") +
                                                   "(x0 * " + lit(0.70710678118654752) + ")))"};
       })
