@@ -81,6 +81,14 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
         return success();
       })))
     return finish(failure());
+  if (failed(timed("move-row-transposes", [&] {
+        FailureOr<unsigned> moved = moveRowTransposes(module);
+        if (failed(moved))
+          return failure();
+        out.numMovedRowTransposes = *moved;
+        return success();
+      })))
+    return finish(failure());
   out.layout = LayoutReport();
   out.layout.layout = resolveLayout(options.layout, targets, module);
   if (out.layout.layout == Layout::ChannelsLast &&
@@ -148,6 +156,9 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
   if (report.numMergedLayers)
     os << "merged: " << report.numMergedLayers
        << " layers and constants equal to earlier ones removed\n";
+  if (report.numMovedRowTransposes)
+    os << "row transposes: " << report.numMovedRowTransposes
+       << " moved to their products' inputs\n";
   const MatchReport &match = report.match;
   os << "layers: " << match.numLayers << "\n";
   os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered

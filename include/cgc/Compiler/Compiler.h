@@ -187,6 +187,12 @@ mlir::LogicalResult convertToChannelsLast(ModuleOp module, LayoutReport *report 
 /// when `module` is not Input IR.
 mlir::FailureOr<unsigned> mergeCommonLayers(ModuleOp module);
 
+/// Moves the transposes that permute only the rows of a gemm's result to
+/// its input, where they compose with the transpose that made it, as the
+/// `cgc-move-row-transposes` pass describes; returns how many moved. Errors
+/// name the op at fault when `module` is not Input IR.
+mlir::FailureOr<unsigned> moveRowTransposes(ModuleOp module);
+
 //===----------------------------------------------------------------------===//
 // Stage 1: matching
 //===----------------------------------------------------------------------===//
@@ -377,6 +383,8 @@ struct CompileReport {
   LayoutReport layout;
   /// Layers and constants `mergeCommonLayers` removed.
   unsigned numMergedLayers = 0;
+  /// Row transposes `moveRowTransposes` moved.
+  unsigned numMovedRowTransposes = 0;
   MatchReport match;
   PartitionReport partition;
   MemoryPlanReport memory;

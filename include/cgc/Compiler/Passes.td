@@ -236,6 +236,47 @@ def MergeCommonLayers : Pass<"cgc-merge-common-layers", "::cgc::ModuleOp"> {
   let dependentDialects = ["::cgc::op::CGCOpDialect"];
 }
 
+def MoveRowTransposes : Pass<"cgc-move-row-transposes", "::cgc::ModuleOp"> {
+  let summary = "Moves transposes of a gemm's result rows to its input";
+  let description = [{
+    Runs on Input IR after `cgc-merge-common-layers`
+    (`cgc::compiler::moveRowTransposes`; `cgc-compile --report` prints how
+    many moved). A gemm computes each row of its result from the same row
+    of its input, so a transpose that permutes only the rows of its result
+    (split by a reshape) can permute its input's rows instead. Where that
+    input is a transpose merged into rows by a reshape, the two transposes
+    compose into one, the gemm becomes a matmul over the permuted rows
+    (its weight bound transposed where it was read so, its C an add), and
+    the reshape and transpose after it disappear.
+
+    nn.MultiheadAttention (torchvision's ViT) swaps batch and sequence back
+    after its output projection; moved, the projection reads the attention
+    in BERT's layout and the residual add follows the product directly:
+
+    ```mlir
+    // Before: %a is B×H×S×D (2×12×197×64).
+    %t = cgc_op.transpose(%a) {permutation = [2, 0, 1, 3]} : (...) -> !cgc.tensor<197x2x12x64x!cgc.float32>
+    %r = cgc_op.reshape(%t) {shape = [394, 768]} : (...) -> !cgc.tensor<394x768x!cgc.float32>
+    %g = cgc_op.gemm(%r, %w, %b) {trans_b = true} : (...) -> !cgc.tensor<394x768x!cgc.float32>
+    %s = cgc_op.reshape(%g) {shape = [197, 2, 768]} : (...) -> !cgc.tensor<197x2x768x!cgc.float32>
+    %o = cgc_op.transpose(%s) {permutation = [1, 0, 2]} : (...) -> !cgc.tensor<2x197x768x!cgc.float32>
+
+    // After (cgc-opt --cgc-move-row-transposes):
+    %wt = cgc.constant("w") {permutation = [1, 0]} : !cgc.tensor<constant 768x768x!cgc.float32>
+    %t = cgc_op.transpose(%a) {permutation = [0, 2, 1, 3]} : (...) -> !cgc.tensor<2x197x12x64x!cgc.float32>
+    %r = cgc_op.reshape(%t) {shape = [2, 197, 768]} : (...) -> !cgc.tensor<2x197x768x!cgc.float32>
+    %m = cgc_op.matmul(%r, %wt) : (...) -> !cgc.tensor<2x197x768x!cgc.float32>
+    %o = cgc_op.add(%m, %b) : (...) -> !cgc.tensor<2x197x768x!cgc.float32>
+    ```
+
+    Taken only where every value in between has no other reader, the gemm
+    has alpha 1 and no transposed A, its C (beta 1) is one row for all, its
+    B is a `cgc.constant`, and the leading dimensions of the first
+    transpose's result are the rows the last reshape splits out.
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // The compiler's stages (see cgc/Compiler/Compiler.h)
 //===----------------------------------------------------------------------===//
