@@ -309,6 +309,34 @@ ModelBuilder geluForms() {
   return m;
 }
 
+/// Products of one input with constant weights, as BERT's attention writes
+/// its query, key and value: three with biases (packed), and ones that stay
+/// (a weight another layer reads too, a weight of another shape).
+ModelBuilder sharedProjections() {
+  ModelBuilder m("shared_projections", 13);
+  m.input("x", kFloat, {1, 4, 16});
+  for (const char *name : {"q", "k", "v"}) {
+    m.weight(std::string(name) + ".weight", {16, 16});
+    m.weight(std::string(name) + ".bias", {16});
+    m.node("MatMul", {"x", std::string(name) + ".weight"}, {std::string(name) + "_product"});
+    m.node("Add", {std::string(name) + ".bias", std::string(name) + "_product"},
+           {std::string(name)});
+  }
+  m.node("Add", {"q", "k"}, {"qk"});
+  m.node("Add", {"qk", "v"}, {"qkv"});
+  // Read twice: not packed.
+  m.weight("shared.weight", {16, 16});
+  m.node("MatMul", {"x", "shared.weight"}, {"s1"});
+  m.node("MatMul", {"qkv", "shared.weight"}, {"s2"});
+  // Another shape: alone in its set.
+  m.weight("wide.weight", {16, 32});
+  m.node("MatMul", {"x", "wide.weight"}, {"wide"});
+  m.output("s1", kFloat, {1, 4, 16});
+  m.output("s2", kFloat, {1, 4, 16});
+  m.output("wide", kFloat, {1, 4, 32});
+  return m;
+}
+
 /// Rounding, trigonometry and the index layers: Floor, Sin, TopK,
 /// GatherElements, CumSum, Hardmax (arg_max decomposition), ArgMax, Mod.
 ModelBuilder indexing() {
@@ -710,6 +738,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("unit-transposes", unitTransposes);
     add("activations", activations);
     add("gelu-forms", geluForms);
+    add("shared-projections", sharedProjections);
     add("upsampling", upsampling);
     add("indexing", indexing);
     add("error-float-mod", floatModWithoutFmod);

@@ -13,6 +13,7 @@
 #include "GeluFusion.h"
 #include "Literal.h"
 #include "NodeContext.h"
+#include "ProjectionFusion.h"
 #include "ONNXShapeInference.h"
 #include "SplitModel.h"
 
@@ -670,6 +671,7 @@ llvm::Expected<ImportedModel> ModelImporter::run() {
   cgc::ReturnOp::create(builder, location, results);
   // After the return, which reads the group's values like any layer.
   fuseErfGelu(body, state.weights);
+  fuseSharedInputProjections(body, state);
   entryPoint.setFunctionType(
       builder.getFunctionType(argumentTypes, mlir::ValueRange(results).getTypes()));
   for (auto [index, name] : llvm::enumerate(imported.outputNames))
