@@ -73,21 +73,19 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
     return finish(failure());
   // Before the layout: the channels-last form gives each convolution
   // private transposes that its pattern takes, which merging would share.
-  if (failed(timed("merge-common-layers", [&] {
-        FailureOr<unsigned> merged = mergeCommonLayers(module);
-        if (failed(merged))
-          return failure();
-        out.numMergedLayers = *merged;
-        return success();
-      })))
-    return finish(failure());
-  if (failed(timed("move-row-transposes", [&] {
-        FailureOr<unsigned> moved = moveRowTransposes(module);
-        if (failed(moved))
-          return failure();
-        out.numMovedRowTransposes = *moved;
-        return success();
-      })))
+  // Runs a rewrite that reports how many things it changed into `count`.
+  auto counted = [&](llvm::StringRef name, FailureOr<unsigned> (*rewrite)(ModuleOp),
+                     unsigned &count) {
+    return timed(name, [&] {
+      FailureOr<unsigned> changed = rewrite(module);
+      if (failed(changed))
+        return failure();
+      count = *changed;
+      return success();
+    });
+  };
+  if (failed(counted("merge-common-layers", mergeCommonLayers, out.numMergedLayers)) ||
+      failed(counted("move-row-transposes", moveRowTransposes, out.numMovedRowTransposes)))
     return finish(failure());
   out.layout = LayoutReport();
   out.layout.layout = resolveLayout(options.layout, targets, module);

@@ -91,9 +91,6 @@ bool GeluMatcher::isConstant(mlir::Value value, double expected) const {
   return std::abs(*scalar - expected) <= tolerance;
 }
 
-/// Whether `value` has exactly one user.
-static bool hasOneUse(mlir::Value value) { return value.hasOneUse(); }
-
 /// The operand of binary `op` that is not `value` (either operand when
 /// both are), or null when `value` is neither.
 static mlir::Value getOtherOperand(mlir::Operation *op, mlir::Value value) {
@@ -107,17 +104,17 @@ static mlir::Value getOtherOperand(mlir::Operation *op, mlir::Value value) {
 std::optional<mlir::Value>
 GeluMatcher::matchCdf(mlir::Value value, llvm::SmallVectorImpl<mlir::Operation *> &layers) const {
   auto add = value.getDefiningOp<AddOp>();
-  if (!add || !hasOneUse(add.getResult()))
+  if (!add || !add.getResult().hasOneUse())
     return std::nullopt;
   ErfOp erf;
   for (mlir::Value operand : add->getOperands())
     if (auto candidate = operand.getDefiningOp<ErfOp>();
         candidate && isConstant(getOtherOperand(add, operand), 1.0))
       erf = candidate;
-  if (!erf || !hasOneUse(erf.getResult()))
+  if (!erf || !erf.getResult().hasOneUse())
     return std::nullopt;
   mlir::Operation *scale = erf.getInput().getDefiningOp();
-  if (!scale || !hasOneUse(scale->getResult(0)))
+  if (!scale || !scale->getResult(0).hasOneUse())
     return std::nullopt;
   mlir::Value x;
   if (auto div = llvm::dyn_cast<DivOp>(scale)) {
@@ -147,7 +144,7 @@ GeluMatcher::match(MulOp last) const {
   for (mlir::Value operand : last->getOperands()) {
     mlir::Value other = getOtherOperand(last, operand);
     auto inner = operand.getDefiningOp<MulOp>();
-    if (!inner || !hasOneUse(inner.getResult()))
+    if (!inner || !inner.getResult().hasOneUse())
       continue;
     // ((x · cdf) · h): the inner product is x and the cdf of x.
     if (isConstant(other, 0.5))
@@ -182,7 +179,7 @@ GeluMatcher::match(MulOp last) const {
 
 } // namespace
 
-unsigned fuseErfGelu(mlir::Block &body, std::map<std::string, SharedTensor> &weights) {
+unsigned fuseErfGelu(mlir::Block &body, const std::map<std::string, SharedTensor> &weights) {
   GeluMatcher matcher(weights);
   llvm::SetVector<cgc::ConstantOp> constants;
   llvm::SmallVector<MulOp> candidates;
@@ -209,18 +206,10 @@ unsigned fuseErfGelu(mlir::Block &body, std::map<std::string, SharedTensor> &wei
     }
     ++replaced;
   }
-  // The group's constants that nothing else reads go, with their weights
-  // where no other constant names them.
-  for (cgc::ConstantOp constant : constants) {
-    if (!constant.getResult().use_empty())
-      continue;
-    std::string name = constant.getName().str();
-    constant.erase();
-    bool named = false;
-    body.walk([&](cgc::ConstantOp other) { named |= other.getName() == name; });
-    if (!named)
-      weights.erase(name);
-  }
+  // The group's constants that nothing else reads go.
+  for (cgc::ConstantOp constant : constants)
+    if (constant.getResult().use_empty())
+      constant.erase();
   return replaced;
 }
 

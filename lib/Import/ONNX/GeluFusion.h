@@ -25,11 +25,11 @@ namespace cgc::importer {
 /// from one-element constants (read from `weights`, by the constants'
 /// names) whose values are √2 (or 1/√2 multiplied), 1 and ½, rounded to
 /// the element type, by `cgc_op.gelu`; intermediate values used outside
-/// the group keep the layers. The constants left unread are removed, and
-/// their weights where no constant names them any more. Returns how many
-/// groups were replaced.
+/// the group keep the layers. The constants left unread are removed (their
+/// weights stay until GraphState::dropUnreferencedWeights). Returns how
+/// many groups were replaced.
 unsigned fuseErfGelu(mlir::Block &body,
-                     std::map<std::string, cgc::runtime::SharedTensor> &weights);
+                     const std::map<std::string, cgc::runtime::SharedTensor> &weights);
 
 } // namespace cgc::importer
 

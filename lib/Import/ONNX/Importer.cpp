@@ -671,7 +671,10 @@ llvm::Expected<ImportedModel> ModelImporter::run() {
   cgc::ReturnOp::create(builder, location, results);
   // After the return, which reads the group's values like any layer.
   fuseErfGelu(body, state.weights);
-  fuseSharedInputProjections(body, state);
+  llvm::Expected<unsigned> packed = fuseSharedInputProjections(body, state);
+  if (!packed)
+    return packed.takeError();
+  state.dropUnreferencedWeights(body);
   entryPoint.setFunctionType(
       builder.getFunctionType(argumentTypes, mlir::ValueRange(results).getTypes()));
   for (auto [index, name] : llvm::enumerate(imported.outputNames))

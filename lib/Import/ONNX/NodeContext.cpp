@@ -77,6 +77,13 @@ llvm::Expected<mlir::Value> GraphState::materialize(const Literal &literal, llvm
   return constant.getResult();
 }
 
+void GraphState::dropUnreferencedWeights(mlir::Block &body) {
+  llvm::StringSet<> named;
+  body.walk([&](cgc::ConstantOp constant) { named.insert(constant.getName()); });
+  for (auto it = weights.begin(); it != weights.end();)
+    it = named.contains(it->first) ? std::next(it) : weights.erase(it);
+}
+
 //===----------------------------------------------------------------------===//
 // NodeContext
 //===----------------------------------------------------------------------===//

@@ -82,6 +82,9 @@ public:
   /// the error names `what`.
   llvm::Expected<mlir::Value> materialize(const Literal &literal, llvm::StringRef name,
                                           mlir::Location loc);
+  /// Removes the weights that no `cgc.constant` in `body` names any more
+  /// (those of constants the importer's rewrites replaced).
+  void dropUnreferencedWeights(mlir::Block &body);
 };
 
 class NodeContext {

@@ -10,7 +10,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <cstring>
 #include <memory>
@@ -69,8 +68,8 @@ std::optional<Projection> readProjection(MatmulOp product, const GraphState &sta
 
 /// The weights of `constants` side by side along their last dimension:
 /// rows of `rows` elements of `columns` each (1 row for a bias).
-SharedTensor packSideBySide(llvm::ArrayRef<cgc::ConstantOp> constants, int64_t rows,
-                            const GraphState &state) {
+Literal packSideBySide(llvm::ArrayRef<cgc::ConstantOp> constants, int64_t rows,
+                       const GraphState &state) {
   cgc::ConstantOp front = constants.front();
   const SharedTensor &first = state.weights.at(front.getName().str());
   size_t rowBytes = first.data.size() / rows;
@@ -82,49 +81,46 @@ SharedTensor packSideBySide(llvm::ArrayRef<cgc::ConstantOp> constants, int64_t r
       std::memcpy(bytes->data() + (row * constants.size() + index) * rowBytes,
                   tensor.data.data() + row * rowBytes, rowBytes);
     }
-  SharedTensor packed;
-  packed.dtype = first.dtype;
-  packed.shape = first.shape;
-  packed.shape.back() *= static_cast<int64_t>(constants.size());
-  packed.data = std::span<const std::byte>(bytes->data(), bytes->size());
-  packed.owner = bytes;
-  return packed;
+  std::vector<int64_t> shape = first.shape;
+  shape.back() *= static_cast<int64_t>(constants.size());
+  std::span<const std::byte> data(bytes->data(), bytes->size());
+  return Literal(getONNXTypeOf(first.dtype), std::move(shape), data, std::move(bytes));
 }
 
 /// Replaces `set` (two or more projections of one input, in block order).
-void pack(llvm::SmallVector<Projection, 3> set, GraphState &state) {
-  mlir::OpBuilder builder(set.front().product);
+/// Its constants are materialized as the importer's others are (small equal
+/// ones, the selections' indices, share one name).
+llvm::Error pack(llvm::SmallVector<Projection, 3> set, GraphState &state) {
+  mlir::OpBuilder &builder = state.builder;
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(set.front().product);
   mlir::Location loc = set.front().product.getLoc();
   auto weightType = llvm::cast<TensorType>(set.front().weight.getType());
   int64_t k = weightType.getShape()[0], n = weightType.getShape()[1];
   int64_t count = static_cast<int64_t>(set.size());
   bool biased = static_cast<bool>(set.front().bias);
 
-  auto makeConstant = [&](llvm::ArrayRef<cgc::ConstantOp> parts, int64_t rows,
-                          TensorType type) -> mlir::Value {
-    cgc::ConstantOp front = parts.front();
-    std::string name = state.makeUniqueName(front.getName().str() + ".packed");
-    state.constantNames.insert(name);
-    state.weights[name] = packSideBySide(parts, rows, state);
-    llvm::SmallVector<int64_t> shape(type.getShape());
-    shape.back() *= count;
-    return cgc::ConstantOp::create(builder, loc, type.cloneWith(shape, type.getElementType()),
-                                   builder.getStringAttr(name))
-        .getResult();
-  };
   llvm::SmallVector<cgc::ConstantOp, 3> weights, biases;
   for (Projection &projection : set) {
     weights.push_back(projection.weight);
     if (biased)
       biases.push_back(projection.bias);
   }
-  mlir::Value weight = makeConstant(weights, k, weightType);
+  auto packConstants = [&](llvm::ArrayRef<cgc::ConstantOp> parts, int64_t rows) {
+    cgc::ConstantOp front = parts.front();
+    return state.materialize(packSideBySide(parts, rows, state),
+                             state.makeUniqueName(front.getName().str() + ".packed"), loc);
+  };
+  llvm::Expected<mlir::Value> weight = packConstants(weights, k);
+  if (!weight)
+    return weight.takeError();
   mlir::Value packed =
-      MatmulOp::create(builder, loc, set.front().product.getLhs(), weight).getResult();
+      MatmulOp::create(builder, loc, set.front().product.getLhs(), *weight).getResult();
   if (biased) {
-    mlir::Value bias =
-        makeConstant(biases, 1, llvm::cast<TensorType>(set.front().bias.getType()));
-    packed = AddOp::create(builder, loc, packed, bias).getResult();
+    llvm::Expected<mlir::Value> bias = packConstants(biases, 1);
+    if (!bias)
+      return bias.takeError();
+    packed = AddOp::create(builder, loc, packed, *bias).getResult();
   }
   // [..., G·N] as [..., G, N], then one selection each.
   auto packedType = llvm::cast<TensorType>(packed.getType());
@@ -132,26 +128,15 @@ void pack(llvm::SmallVector<Projection, 3> set, GraphState &state) {
   split.append({count, n});
   mlir::Value grouped = ReshapeOp::create(builder, loc, packed, split).getResult();
   for (auto [index, projection] : llvm::enumerate(set)) {
-    std::string name = state.makeUniqueName("projection_index");
-    state.constantNames.insert(name);
-    auto bytes = std::make_shared<std::vector<std::byte>>(sizeof(int64_t));
-    int64_t value = static_cast<int64_t>(index);
-    std::memcpy(bytes->data(), &value, sizeof(value));
-    state.weights[name] = SharedTensor{cgc::runtime::DType::Int64, {},
-                                       std::span<const std::byte>(bytes->data(), bytes->size()),
-                                       bytes};
-    mlir::Value indexValue =
-        cgc::ConstantOp::create(
-            builder, loc,
-            cgc::TensorType::get(builder.getContext(), {},
-                                 getElementType(*builder.getContext(),
-                                                cgc::runtime::DType::Int64),
-                                 /*isConstant=*/true),
-            builder.getStringAttr(name))
-            .getResult();
-    mlir::Operation *last = biased ? projection.add.getOperation() : projection.product.getOperation();
+    llvm::Expected<mlir::Value> selection =
+        state.materialize(Literal::fromInts(kInt64, {}, {static_cast<int64_t>(index)}),
+                          state.getConstantNameFor("projection_index"), loc);
+    if (!selection)
+      return selection.takeError();
+    mlir::Operation *last =
+        biased ? projection.add.getOperation() : projection.product.getOperation();
     mlir::Value selected =
-        GatherOp::create(builder, last->getLoc(), grouped, indexValue,
+        GatherOp::create(builder, last->getLoc(), grouped, *selection,
                          builder.getI64IntegerAttr(static_cast<int64_t>(split.size()) - 2))
             .getResult();
     last->getResult(0).replaceAllUsesWith(selected);
@@ -164,11 +149,12 @@ void pack(llvm::SmallVector<Projection, 3> set, GraphState &state) {
     projection.product.erase();
     projection.weight.erase();
   }
+  return llvm::Error::success();
 }
 
 } // namespace
 
-unsigned fuseSharedInputProjections(mlir::Block &body, GraphState &state) {
+llvm::Expected<unsigned> fuseSharedInputProjections(mlir::Block &body, GraphState &state) {
   // Sets by input, in block order.
   llvm::MapVector<mlir::Value, llvm::SmallVector<Projection, 3>> byInput;
   body.walk([&](MatmulOp product) {
@@ -180,22 +166,14 @@ unsigned fuseSharedInputProjections(mlir::Block &body, GraphState &state) {
     // One set per weight type and bias presence: the largest group.
     llvm::MapVector<std::pair<mlir::Type, unsigned>, llvm::SmallVector<Projection, 3>> sets;
     for (Projection projection : candidates)
-      sets[{projection.weight.getType(), projection.bias ? 1u : 0u}].push_back(
-          projection);
+      sets[{projection.weight.getType(), projection.bias ? 1u : 0u}].push_back(projection);
     for (auto &[key, set] : sets) {
       if (set.size() < 2)
         continue;
-      pack(set, state);
+      if (llvm::Error error = pack(set, state))
+        return std::move(error);
       ++packed;
     }
-  }
-  if (!packed)
-    return 0;
-  // The weights of the constants removed.
-  for (auto it = state.weights.begin(); it != state.weights.end();) {
-    bool named = false;
-    body.walk([&](cgc::ConstantOp constant) { named |= constant.getName() == it->first; });
-    it = named ? std::next(it) : state.weights.erase(it);
   }
   return packed;
 }

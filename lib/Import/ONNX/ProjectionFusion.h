@@ -26,9 +26,10 @@ namespace cgc::importer {
 /// reader of the weights or the products), each followed by an add of a
 /// 1-D constant bias of its columns (every one of the set, or none), into
 /// one product as the file comment says. The packed weights and biases are
-/// new constants of `state`; constants nothing reads any more are removed
-/// with their weights. Returns how many sets were packed.
-unsigned fuseSharedInputProjections(mlir::Block &body, GraphState &state);
+/// new constants of `state` (GraphState::materialize); the replaced ones are
+/// removed (their weights stay in `state` until dropUnreferencedWeights).
+/// Returns how many sets were packed.
+llvm::Expected<unsigned> fuseSharedInputProjections(mlir::Block &body, GraphState &state);
 
 } // namespace cgc::importer
 
