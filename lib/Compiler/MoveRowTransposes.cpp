@@ -28,6 +28,7 @@
 #include "cgc/Compiler/Passes.h"
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+#include "cgc/Dialect/CGCOp/IR/TransposePermutation.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
@@ -43,18 +44,6 @@ namespace cgc::compiler {
 
 namespace {
 
-/// The permutation `transpose` applies (its default reverses the
-/// dimensions).
-SmallVector<int64_t> getPermutation(op::TransposeOp transpose) {
-  SmallVector<int64_t> permutation = transpose.getPermutation();
-  if (permutation.empty()) {
-    int64_t rank = cast<TensorType>(transpose.getInput().getType()).getRank();
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
-  }
-  return permutation;
-}
-
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;
   for (int64_t dim : dims)
@@ -67,7 +56,7 @@ int64_t product(ArrayRef<int64_t> dims) {
 LogicalResult moveRowTranspose(op::TransposeOp outer) {
   auto shapeOf = [](Value value) { return cast<TensorType>(value.getType()).getShape(); };
   // %o: a permutation of the rows that keeps the last dimension.
-  SmallVector<int64_t> rowPermutation = getPermutation(outer);
+  SmallVector<int64_t> rowPermutation = op::getTransposePermutation(outer);
   int64_t rows = static_cast<int64_t>(rowPermutation.size()) - 1;
   if (rows < 1 || rowPermutation.back() != rows)
     return failure();
@@ -103,7 +92,7 @@ LogicalResult moveRowTranspose(op::TransposeOp outer) {
   // The transposes compose: row i of the result is row rowPermutation[i] of
   // %s, which is dimension innerPermutation[rowPermutation[i]] of the
   // attention.
-  SmallVector<int64_t> innerPermutation = getPermutation(inner);
+  SmallVector<int64_t> innerPermutation = op::getTransposePermutation(inner);
   SmallVector<int64_t> composed = innerPermutation;
   for (int64_t row = 0; row < rows; ++row)
     composed[row] = innerPermutation[rowPermutation[row]];

@@ -10,6 +10,7 @@
 #include "KernelSupport.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+#include "cgc/Dialect/CGCOp/IR/TransposePermutation.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -109,11 +110,8 @@ static KernelFn buildSlice(SliceOp slice, const TensorInfo &input, const TensorI
 
 static KernelFn buildTranspose(TransposeOp transpose, const TensorInfo &input,
                                const TensorInfo &output) {
-  llvm::SmallVector<int64_t> permutation = transpose.getPermutation();
+  llvm::SmallVector<int64_t> permutation = getTransposePermutation(transpose);
   int64_t rank = input.getRank();
-  if (permutation.empty())
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
   Shape inputStrides = getStrides(input.shape);
   StridedGather gather{output.shape, Shape(rank), 0};
   for (int64_t dim = 0; dim < rank; ++dim)

@@ -16,6 +16,7 @@
 #include "StridedCopy.h"
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
+#include "cgc/Dialect/CGCOp/IR/TransposePermutation.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -102,11 +103,8 @@ static llvm::Expected<Kernel> buildSlice(SliceOp slice, KernelContext::Impl &con
 
 static llvm::Expected<Kernel> buildTranspose(TransposeOp transpose, KernelContext::Impl &context,
                                              const TensorInfo &input, const TensorInfo &output) {
-  llvm::SmallVector<int64_t> permutation = transpose.getPermutation();
+  llvm::SmallVector<int64_t> permutation = getTransposePermutation(transpose);
   int64_t rank = input.getRank();
-  if (permutation.empty())
-    for (int64_t dim = rank - 1; dim >= 0; --dim)
-      permutation.push_back(dim);
   Shape inputStrides = getStrides(input.shape);
   Shape strides(rank);
   for (int64_t dim = 0; dim < rank; ++dim)

@@ -99,15 +99,6 @@ std::vector<std::optional<float>> timeLaunches(FunctionalDefinitionOp definition
   return timeKernelLaunches(kernels, inputBytes, outputBytes);
 }
 
-llvm::SmallVector<int64_t, 6> getTransposePermutation(op::TransposeOp transpose) {
-  llvm::SmallVector<int64_t, 6> permutation(transpose.getPermutation());
-  if (permutation.empty())
-    for (int64_t dim = llvm::cast<TensorType>(transpose.getInput().getType()).getRank() - 1;
-         dim >= 0; --dim)
-      permutation.push_back(dim);
-  return permutation;
-}
-
 std::string formatIndexList(llvm::ArrayRef<int64_t> values) {
   std::string text = "[";
   for (auto [index, value] : llvm::enumerate(values))

@@ -18,14 +18,12 @@
 #include "KernelContextImpl.h"
 #include "KernelSupport.h"
 
+#include "cgc/Dialect/CGCOp/IR/TransposePermutation.h"
+
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <vector>
-
-namespace cgc::op {
-class TransposeOp;
-} // namespace cgc::op
 
 namespace cgc::cuda {
 
@@ -77,10 +75,6 @@ std::optional<float> timeKernelLaunch(const Kernel &kernel, llvm::ArrayRef<uint6
 std::vector<std::optional<float>> timeKernelLaunches(llvm::ArrayRef<const Kernel *> kernels,
                                                     llvm::ArrayRef<uint64_t> inputBytes,
                                                     llvm::ArrayRef<uint64_t> outputBytes);
-
-/// The permutation `transpose` applies (by default it reverses the
-/// dimensions).
-llvm::SmallVector<int64_t, 6> getTransposePermutation(op::TransposeOp transpose);
 
 /// "[a, b, ...]" for messages.
 std::string formatIndexList(llvm::ArrayRef<int64_t> values);

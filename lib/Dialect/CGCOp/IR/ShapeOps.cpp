@@ -2,6 +2,8 @@
 
 #include "ShapeInference.h"
 
+#include "cgc/Dialect/CGCOp/IR/TransposePermutation.h"
+
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -232,9 +234,7 @@ LogicalResult TransposeOp::inferResultTypes(Adaptor adaptor, EmitErrorFn emitErr
   if (failed(inputType))
     return failure();
   int64_t rank = inputType->getRank();
-  SmallVector<int64_t> permutation = adaptor.getPermutation();
-  if (permutation.empty())
-    permutation = llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
+  SmallVector<int64_t> permutation = getTransposePermutation(adaptor.getPermutation(), rank);
   llvm::SmallBitVector seen(rank);
   bool isPermutation = static_cast<int64_t>(permutation.size()) == rank;
   for (int64_t dimension : permutation) {
@@ -336,6 +336,17 @@ LogicalResult UpsampleOp::inferResultTypes(Adaptor adaptor, EmitErrorFn emitErro
   }
   resultTypes.push_back(getResultType(shape, inputType->getElementType()));
   return success();
+}
+
+SmallVector<int64_t> getTransposePermutation(ArrayRef<int64_t> permutation, int64_t rank) {
+  if (!permutation.empty())
+    return SmallVector<int64_t>(permutation);
+  return llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
+}
+
+SmallVector<int64_t> getTransposePermutation(TransposeOp transpose) {
+  return getTransposePermutation(transpose.getPermutation(),
+                                 cast<TensorType>(transpose.getInput().getType()).getRank());
 }
 
 } // namespace cgc::op
