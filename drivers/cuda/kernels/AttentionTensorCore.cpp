@@ -319,6 +319,14 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(plan.dtype);
+  // 2^x by the multifunction unit alone: the weights are rounded to 16
+  // bits anyway, and a result below float32's normal range is one of them
+  // that rounds to 0 (the scalar kernels' exp2f also handles subnormals).
+  os << "CGC_DEVICE float cgc_exp2(float x) {\n"
+     << "  float y;\n"
+     << "  asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
+     << "  return y;\n"
+     << "}\n";
   os << "struct cgc_attention_params {\n"
      << "  long long batches, queries, keys;\n"
      << "  long long batchSizes[" << rank << "];\n"
@@ -326,11 +334,13 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "};\n\n";
   // With 32-bit indices the kernel fits 128 registers a thread (a few
   // bytes spill), so 16 warps share a multiprocessor instead of 8: blocks
-  // of 128 threads are latency-bound, and more of them hide it.
+  // of 128 threads are latency-bound, and more of them hide it. Head
+  // dimensions past 64 keep 8 (O and Q's fragments alone take 96 registers
+  // at 128, and 128 a thread spilled over a kilobyte).
   bool int32Indices = fitsInt32Indices(plan);
   os << getIndexTypedef(int32Indices);
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads;
-  if (int32Indices)
+  if (int32Indices && std::max(e, ev) <= 64)
     os << ", " << 512 / threads;
   os << ") cgc_attention_tensor_core(";
   for (auto [index, dtype] : llvm::enumerate(plan.inputTypes))
@@ -374,6 +384,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "  const int group = lane >> 2, quad = lane & 3;\n"
      << "  const cgc_index firstQuery = (cgc_index)blockIdx.x * " << queryTile << ";\n"
      << "  const cgc_index query0 = firstQuery + warp * 16 + group, query1 = query0 + 8;\n"
+     << "  const bool warpActive = firstQuery + warp * 16 < p.queries;\n"
      << "  const float negativeInfinity = __int_as_float((int)0xff800000u);\n"
      << "  const float log2e = 1.4426950408889634f;\n";
   llvm::SmallVector<const TileStaging *, 6> stagings = {&query, &key, &value};
@@ -449,40 +460,91 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
            " + (k * 16 + (lane & 7) + (((lane >> 3) & 1) << 3)) * " + number(stride) +
            " + n * 16 + (lane >> 4) * 8);\n";
   };
-  os << "      // S = Q·Kᵀ: score[j] is the 16 x 8 block of keys 8j..8j+7.\n"
+  // A tile that runs past the last key (ViT's 197 keys end 5 into their
+  // fourth tile) computes only its 16-key chunks that hold a key: the
+  // others' scores are masked and their weights 0 anyway. Full tiles keep
+  // the unguarded products, which the compiler schedules as one block.
+  bool partialTiles = plan.keys % kKeyTile != 0 || (plan.causal && !guarded);
+  auto scoreProducts = [&](bool guardChunks) {
+    std::string inner = "          unsigned int b[4];\n" +
+                        loadB("keyTile", keyStride, !keyByEmbedding) +
+                        "          cgc_mma(score[2 * n], queryFragment[k], b[0], b[1]);\n"
+                        "          cgc_mma(score[2 * n + 1], queryFragment[k], b[2], b[3]);\n";
+    if (guardChunks)
+      inner = "          if (keyStart + n * 16 < keyEnd) {\n" + inner + "          }\n";
+    return "#pragma unroll\n"
+           "      for (int k = 0; k < E / 16; ++k) {\n"
+           "#pragma unroll\n"
+           "        for (int n = 0; n < 4; ++n) {\n" +
+           inner + "        }\n      }\n";
+  };
+  auto valueProducts = [&](bool guardChunks) {
+    std::string inner = "#pragma unroll\n"
+                        "        for (int n = 0; n < EV / 16; ++n) {\n"
+                        "          unsigned int b[4];\n" +
+                        loadB("valueTile", valueStride, valueByColumn) +
+                        "          cgc_mma(output[2 * n], weights[k], b[0], b[1]);\n"
+                        "          cgc_mma(output[2 * n + 1], weights[k], b[2], b[3]);\n"
+                        "        }\n";
+    if (guardChunks)
+      inner = "        if (keyStart + k * 16 < keyEnd) {\n" + inner + "        }\n";
+    return "#pragma unroll\n"
+           "      for (int k = 0; k < 4; ++k) {\n" +
+           inner + "      }\n";
+  };
+  auto split = [&](auto generate) {
+    if (!partialTiles)
+      return generate(false);
+    return "      if (keyStart + 64 <= keyEnd) {\n" + generate(false) + "      } else {\n" +
+           generate(true) + "      }\n";
+  };
+  os << "      // P as A fragments: keys 16k..16k+15 are score blocks 2k and 2k + 1.\n"
+     << "      unsigned int weights[4][4];\n"
+     << "      // A warp whose 16 queries are all past the last (the block's\n"
+     << "      // tail) only helps stage the tiles.\n"
+     << "      if (warpActive) {\n"
+     << "      // S = Q·Kᵀ: score[j] is the 16 x 8 block of keys 8j..8j+7.\n"
      << "      float score[8][4];\n"
      << "#pragma unroll\n"
      << "      for (int j = 0; j < 8; ++j)\n"
      << "        score[j][0] = score[j][1] = score[j][2] = score[j][3] = 0.0f;\n"
-     << "#pragma unroll\n"
-     << "      for (int k = 0; k < E / 16; ++k) {\n"
-     << "#pragma unroll\n"
-     << "        for (int n = 0; n < 4; ++n) {\n"
-     << "          unsigned int b[4];\n"
-     << loadB("keyTile", keyStride, !keyByEmbedding)
-     << "          cgc_mma(score[2 * n], queryFragment[k], b[0], b[1]);\n"
-     << "          cgc_mma(score[2 * n + 1], queryFragment[k], b[2], b[3]);\n"
-     << "        }\n"
-     << "      }\n"
+     << split(scoreProducts)
      << "      // score[j][h]: query h < 2 ? query0 : query1, key 8j + 2 quad + (h & 1).\n"
-     << "      float tileMax[2] = {negativeInfinity, negativeInfinity};\n"
-     << "#pragma unroll\n"
-     << "      for (int j = 0; j < 8; ++j) {\n"
-     << "#pragma unroll\n"
-     << "        for (int h = 0; h < 4; ++h) {\n"
-     << "          const cgc_index query = h < 2 ? query0 : query1;\n"
-     << "          const cgc_index key = keyStart + j * 8 + quad * 2 + (h & 1);\n"
-     << "          float s = score[j][h];\n"
-     << "          if (query < p.queries && key < p.keys) {\n"
-     << (scaled ? "            s = s * alpha;\n" : "")
-     << generateScoreStatements(plan, table, views.steps, /*applyScale=*/false, stagedReads)
-     << "          } else {\n"
-     << "            s = negativeInfinity;\n"
-     << "          }\n"
-     << "          score[j][h] = s;\n"
-     << "          tileMax[h >> 1] = fmaxf(tileMax[h >> 1], s);\n"
-     << "        }\n"
-     << "      }\n"
+     << "      float tileMax[2] = {negativeInfinity, negativeInfinity};\n";
+  // Scores past the last query or key are masked. A tile whose keys all
+  // exist, for a warp whose queries all do (all but the last of ViT's 197),
+  // skips the per-score bounds checks.
+  std::string steps =
+      (scaled ? "            s = s * alpha;\n" : "") +
+      generateScoreStatements(plan, table, views.steps, /*applyScale=*/false, stagedReads);
+  auto scoreSteps = [&](bool checked) {
+    std::string body = checked ? "          if (query < p.queries && key < p.keys) {\n" + steps +
+                                     "          } else {\n"
+                                     "            s = negativeInfinity;\n"
+                                     "          }\n"
+                               : steps;
+    return "#pragma unroll\n"
+           "      for (int j = 0; j < 8; ++j) {\n"
+           "#pragma unroll\n"
+           "        for (int h = 0; h < 4; ++h) {\n"
+           "          const cgc_index query = h < 2 ? query0 : query1;\n"
+           "          const cgc_index key = keyStart + j * 8 + quad * 2 + (h & 1);\n"
+           "          (void)query;\n"
+           "          (void)key;\n"
+           "          float s = score[j][h];\n" +
+           body +
+           "          score[j][h] = s;\n"
+           "          tileMax[h >> 1] = fmaxf(tileMax[h >> 1], s);\n"
+           "        }\n"
+           "      }\n";
+  };
+  if (plan.keys % kKeyTile == 0 && plan.queries % 16 == 0)
+    os << scoreSteps(false);
+  else
+    os << "      if (keyStart + 64 <= p.keys && firstQuery + warp * 16 + 16 <= p.queries) {\n"
+       << scoreSteps(false) << "      } else {\n"
+       << scoreSteps(true) << "      }\n";
+  os
      << "      // A row's 64 scores are spread over the 4 lanes of its group.\n"
      << "      // Exponents are taken base 2: e^(s - m) = 2^(s·log2e - m·log2e),\n"
      << "      // one fma per score (the compiler fuses nothing: --fmad=false).\n"
@@ -494,18 +556,16 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "        const float newMax = fmaxf(runningMax[r], tileMax[r]);\n"
      << "        // While every score so far is masked (-inf), exponents stay finite.\n"
      << "        scaledShift[r] = (newMax == negativeInfinity ? 0.0f : newMax) * log2e;\n"
-     << "        correction[r] = exp2f(fmaf(runningMax[r], log2e, -scaledShift[r]));\n"
+     << "        correction[r] = cgc_exp2(fmaf(runningMax[r], log2e, -scaledShift[r]));\n"
      << "        runningMax[r] = newMax;\n"
      << "      }\n"
-     << "      // P as A fragments: keys 16k..16k+15 are score blocks 2k and 2k + 1.\n"
-     << "      unsigned int weights[4][4];\n"
      << "      float tileSum[2] = {0.0f, 0.0f};\n"
      << "#pragma unroll\n"
      << "      for (int j = 0; j < 8; ++j) {\n"
      << "        float w[4];\n"
      << "#pragma unroll\n"
      << "        for (int h = 0; h < 4; ++h) {\n"
-     << "          w[h] = exp2f(fmaf(score[j][h], log2e, -scaledShift[h >> 1]));\n"
+     << "          w[h] = cgc_exp2(fmaf(score[j][h], log2e, -scaledShift[h >> 1]));\n"
      << "          tileSum[h >> 1] += w[h];\n"
      << "        }\n"
      << "        weights[j >> 1][(j & 1) * 2] = cgc_pack(w[0], w[1]);\n"
@@ -524,6 +584,7 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "        output[n][2] *= correction[1];\n"
      << "        output[n][3] *= correction[1];\n"
      << "      }\n"
+     << "      }\n"
      << "      // V's tile has landed, and every warp is done with Kᵀ's buffer.\n"
      << "      cgc_copy_wait();\n"
      << "      __syncthreads();\n";
@@ -533,16 +594,8 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << stageKeyTile() << "      }\n"
      << "      cgc_copy_commit();\n"
      << "      // O += P·V: output[n] is the 16 x 8 block of columns 8n..8n+7.\n"
-     << "#pragma unroll\n"
-     << "      for (int k = 0; k < 4; ++k) {\n"
-     << "#pragma unroll\n"
-     << "        for (int n = 0; n < EV / 16; ++n) {\n"
-     << "          unsigned int b[4];\n"
-     << loadB("valueTile", valueStride, valueByColumn)
-     << "          cgc_mma(output[2 * n], weights[k], b[0], b[1]);\n"
-     << "          cgc_mma(output[2 * n + 1], weights[k], b[2], b[3]);\n"
-     << "        }\n"
-     << "      }\n"
+     << "      if (warpActive) {\n"
+     << split(valueProducts) << "      }\n"
      << "    }\n";
   if (guarded) {
     unsigned input = *plan.nanReplacementInput;
@@ -569,13 +622,15 @@ std::string generateTensorCoreAttentionSource(const AttentionPlan &plan,
      << "    for (int r = 0; r < 2; ++r) {\n"
      << "      const cgc_index query = r == 0 ? query0 : query1;\n"
      << "      if (query < p.queries) {\n"
+     << "        // x · (1 / sum) is within a float32 ulp of x / sum.\n"
+     << "        const float inverse = 1.0f / runningSum[r];\n"
      << "#pragma unroll\n"
      << "        for (int n = 0; n < EV / 8; ++n) {\n"
      << "          const int d = n * 8 + quad * 2;\n"
      << "          float result[2];\n"
      << "#pragma unroll\n"
      << "          for (int h = 0; h < 2; ++h) {\n"
-     << "            result[h] = p.keys == 0 ? 0.0f : output[n][2 * r + h] / runningSum[r];\n";
+     << "            result[h] = p.keys == 0 ? 0.0f : output[n][2 * r + h] * inverse;\n";
   if (guarded)
     os << "            if (p.keys != 0 && runningSum[r] == 0.0f)\n"
        << "              result[h] = replacement * valueSums[d + h];\n";

@@ -68,10 +68,15 @@ std::string generateStaging(const AttentionPlan &plan, const AttentionViewTable 
     // chunk crossing it (the chunk's start is aligned, its elements
     // contiguous). A copy of no bytes reads nothing but still takes a
     // valid address.
-    int64_t chunks = inner.size / 8;
+    // Each thread's copies are unrolled, so that their offsets fold.
+    int64_t chunks = inner.size / 8, total = outer.size * chunks;
+    int64_t rounds = (total + threads - 1) / threads;
     os << "      if (" << staging.alignedFlag << ") {\n"
-       << "      for (int i = threadIdx.x; i < " << outer.size * chunks << "; i += " << threads
-       << ") {\n"
+       << "#pragma unroll\n"
+       << "      for (int round = 0; round < " << rounds << "; ++round) {\n"
+       << "        const int i = threadIdx.x + round * " << threads << ";\n"
+       << (total % threads ? "        if (i >= " + std::to_string(total) + ")\n          break;\n"
+                           : "")
        << "        const int a = i / " << chunks << ", b = (i - a * " << chunks << ") * 8;\n"
        << coordinates << "        unsigned int bytes = 0u;\n"
        << "        const unsigned short *from = " << pointer << ";\n"
