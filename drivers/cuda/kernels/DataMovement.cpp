@@ -21,6 +21,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 namespace cgc::cuda {
 
@@ -194,36 +196,66 @@ static llvm::Expected<Kernel> buildGather(GatherOp gather, KernelContext::Impl &
     if (auto kernel = buildSpecializedStridedCopy(gather, context, copy))
       return std::move(*kernel);
   }
-  std::string bits = getBitsType(data.dtype);
-  std::string source = getDevicePreamble();
-  source += "extern \"C\" __global__ void __launch_bounds__(256) cgc_gather(const " + bits +
-            " *data, const " + getStorageType(indices.dtype) + " *indices, " + bits +
-            R"cuda( *out,
+  // Rows of `inner` elements are copied 16 bytes at a time where they
+  // split into whole vectors (BERT's embeddings: rows of 768) and both
+  // pointers are aligned (checked at launch; else element by element), in
+  // 32-bit arithmetic where every offset fits (the divisions by runtime
+  // sizes dominate such a copy otherwise).
+  uint64_t elementBytes = data.getByteSize() / std::max<int64_t>(data.getNumElements(), 1);
+  int64_t vector = elementBytes && 16 % elementBytes == 0 ? 16 / elementBytes : 1;
+  if (data.getNumElements() == 0 || inner % vector != 0)
+    vector = 1;
+  constexpr int64_t kNarrowLimit = int64_t(1) << 31;
+  bool narrow = count < kNarrowLimit && data.getNumElements() < kNarrowLimit;
+  auto generate = [&](int64_t width) {
+    std::string element = width > 1 ? std::string("uint4") : getBitsType(data.dtype);
+    std::string zero = width > 1 ? "make_uint4(0u, 0u, 0u, 0u)" : "0";
+    std::string source = getDevicePreamble();
+    source += getIndexTypedef(narrow);
+    source += "extern \"C\" __global__ void __launch_bounds__(256) cgc_gather(const " + element +
+              " *data, const " + getStorageType(indices.dtype) + " *indices, " + element +
+              R"cuda( *out,
     long long count, long long indexCount, long long inner, long long axisSize) {
-  long long step = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step) {
-    long long j = i % inner, rest = i / inner;
-    long long position = rest % indexCount, o = rest / indexCount;
+  // count and inner in elements of this kernel's width.
+  const cgc_index n = (cgc_index)count, rowLength = (cgc_index)inner;
+  const cgc_index positions = (cgc_index)indexCount, size = (cgc_index)axisSize;
+  const cgc_index step = (cgc_index)gridDim.x * blockDim.x;
+  for (cgc_index i = (cgc_index)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+    const cgc_index j = i % rowLength, rest = i / rowLength;
+    const cgc_index position = rest % positions, o = rest / positions;
     long long index = (long long)indices[position];
     if (index < 0)
       index += axisSize;
     // Out-of-range indices (undefined in ONNX) read zeros, as on the CPU.
-    out[i] = (index < 0 || index >= axisSize) ? 0 : data[(o * axisSize + index) * inner + j];
+    out[i] = (index < 0 || index >= axisSize) ? )cuda" +
+              zero + " : data[(o * size + (cgc_index)index) * rowLength + j];\n  }\n}\n";
+    return context.getFunction(gather, source, "cgc_gather");
+  };
+  auto scalar = generate(1);
+  if (!scalar)
+    return scalar.takeError();
+  std::optional<DeviceFunction> vectorized;
+  if (vector > 1) {
+    auto function = generate(vector);
+    if (!function)
+      return function.takeError();
+    vectorized = *function;
   }
-}
-)cuda";
-  auto function = context.getFunction(gather, source, "cgc_gather");
-  if (!function)
-    return function.takeError();
-  unsigned blocks = context.getGridSize(count, 256);
   std::string opName = gather->getName().getStringRef().str();
+  unsigned scalarBlocks = context.getGridSize(count, 256);
+  unsigned vectorBlocks = context.getGridSize(count / vector, 256);
   return Kernel{
-      [function = *function, blocks, count, indexCount, inner, axisSize,
-       opName](const LaunchArgs &args) -> std::string {
+      [scalar = *scalar, vectorized, vector, scalarBlocks, vectorBlocks, count, indexCount, inner,
+       axisSize, opName](const LaunchArgs &args) -> std::string {
         const void *data = args.inputs[0], *indices = args.inputs[1];
         void *out = args.outputs[0];
-        long long values[] = {count, indexCount, inner, axisSize};
+        bool aligned = vectorized && ((reinterpret_cast<uintptr_t>(data) |
+                                       reinterpret_cast<uintptr_t>(out)) & 15u) == 0;
+        int64_t width = aligned ? vector : 1;
+        long long values[] = {count / width, indexCount, inner / width, axisSize};
+        unsigned blocks = aligned ? vectorBlocks : scalarBlocks;
         void *arguments[] = {&data, &indices, &out, &values[0], &values[1], &values[2], &values[3]};
+        const DeviceFunction &function = aligned ? *vectorized : scalar;
         cudaError_t error = function.launch(dim3(blocks), dim3(256), arguments, 0, args.stream);
         return error == cudaSuccess ? std::string()
                                     : describeLaunchFailure(opName, "cudaLaunchKernel", error);

@@ -64,6 +64,10 @@ std::vector<OpCase> dataMovementCases() {
       cases.push_back(
           {"cgc_op.gather", {x, values({4}, index, {4, 0, -5, 2})}, "{axis = -1 : i64}"});
       cases.push_back({"cgc_op.gather", {x, values({}, index, {2})}, "{axis = 2 : i64}"});
+      // Rows of 16 elements: 16-byte vectors at every width (embeddings).
+      cases.push_back({"cgc_op.gather",
+                       {tensor({6, 16}, dtype, -100, 100), values({2, 3}, index, {0, 5, -1, 3, 2, -6})},
+                       ""});
     }
     cases.push_back({"cgc_op.pad",
                      {x},
