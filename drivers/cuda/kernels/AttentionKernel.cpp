@@ -33,12 +33,16 @@
 
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 namespace cgc::cuda {
 
@@ -458,6 +462,97 @@ static std::vector<uint64_t> getInputBytes(const AttentionPlan &plan) {
   return bytes;
 }
 
+/// Everything an AttentionPlan determines a kernel by, as text: the key of
+/// the process's choices between the paths.
+static std::string getAttentionPlanKey(const AttentionPlan &plan,
+                                       const AttentionBuildOptions &options) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  auto list = [&](llvm::ArrayRef<int64_t> values) {
+    os << "[";
+    for (int64_t value : values)
+      os << value << ",";
+    os << "]";
+  };
+  auto view = [&](const AttentionView &view) {
+    os << "(" << view.input << " " << getDTypeName(view.dtype) << " ";
+    list(view.batchStrides);
+    os << " " << view.rowStride << " " << view.columnStride;
+    for (const AttentionSelection &selection : view.selections)
+      os << " s" << selection.input << ":" << getDTypeName(selection.indexType) << ":"
+         << selection.size << ":" << selection.stride;
+    os << ")";
+  };
+  auto operand = [&](const AttentionOperand &operand) {
+    view(operand.view);
+    if (operand.factor)
+      view(*operand.factor);
+  };
+  os << getDTypeName(plan.dtype) << " in";
+  for (DType dtype : plan.inputTypes)
+    os << " " << getDTypeName(dtype);
+  os << " batch";
+  list(plan.batch);
+  os << " " << plan.queries << "x" << plan.keys << "x" << plan.embedding << "x"
+     << plan.valueEmbedding << " q";
+  operand(plan.query);
+  os << " k";
+  operand(plan.key);
+  os << " v";
+  view(plan.value);
+  if (plan.scale)
+    os << " scale " << llvm::format("%a", *plan.scale);
+  for (const AttentionScoreStep &step : plan.steps) {
+    os << " step " << static_cast<int>(step.kind) << (step.scoreIsLhs ? "l" : "r");
+    if (step.operand)
+      view(*step.operand);
+  }
+  os << (plan.causal ? " causal" : "");
+  if (plan.nanReplacementInput)
+    os << " nan " << *plan.nanReplacementInput;
+  if (plan.output) {
+    os << " out";
+    view(*plan.output);
+  }
+  os << " f32scores " << options.float32Scores << " warps "
+     << options.tensorCoreWarps.value_or(0);
+  return key;
+}
+
+namespace {
+/// The path each timed plan runs on each device, and why the others do
+/// not: a transformer's layers share one plan, which is timed once.
+struct AttentionChoice {
+  AttentionPath path;
+  std::string gemmRefusal, tensorCoreRefusal;
+};
+class AttentionChoiceCache {
+public:
+  std::optional<AttentionChoice> lookup(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = choices.find(key);
+    if (found == choices.end())
+      return std::nullopt;
+    return found->second;
+  }
+  void store(const std::string &key, const AttentionChoice &choice) {
+    std::lock_guard<std::mutex> lock(mutex);
+    choices.emplace(key, choice);
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, AttentionChoice> choices;
+};
+AttentionChoiceCache &getAttentionChoiceCache() {
+  static AttentionChoiceCache cache;
+  return cache;
+}
+std::atomic<uint64_t> timedAttentionPlanCount{0};
+} // namespace
+
+uint64_t getTimedAttentionPlanCount() { return timedAttentionPlanCount.load(); }
+
 llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan &plan,
                                                              KernelContext::Impl &context,
                                                              llvm::StringRef name,
@@ -497,6 +592,27 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     result.path = *path;
     report();
     return result;
+  }
+  // A plan timed before on this device runs as it was chosen then.
+  std::string choiceKey;
+  if (!path && context.hasDevice()) {
+    choiceKey = std::to_string(context.getDevice()) + ":" + getAttentionPlanKey(plan, options);
+    if (std::optional<AttentionChoice> chosen = getAttentionChoiceCache().lookup(choiceKey)) {
+      llvm::Expected<Kernel> kernel =
+          chosen->path == AttentionPath::Gemm
+              ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
+          : chosen->path == AttentionPath::TensorCore
+              ? buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps)
+              : buildFlashKernel(plan, context, name);
+      if (!kernel)
+        return kernel.takeError();
+      result.kernel = std::move(*kernel);
+      result.path = chosen->path;
+      result.gemmRefusal = chosen->gemmRefusal;
+      result.tensorCoreRefusal = chosen->tensorCoreRefusal;
+      report();
+      return result;
+    }
   }
   auto flash = buildFlashKernel(plan, context, name);
   if (!flash)
@@ -572,6 +688,11 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
       *candidate.refusal =
           wasTimed ? std::string("the ") + getAttentionPathName(result.path) + " was faster"
                    : std::string("the paths could not be timed");
+  if (!choiceKey.empty() && bestTime) {
+    getAttentionChoiceCache().store(choiceKey,
+                                    {result.path, result.gemmRefusal, result.tensorCoreRefusal});
+    ++timedAttentionPlanCount;
+  }
   report();
   return result;
 }

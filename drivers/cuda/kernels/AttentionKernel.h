@@ -205,7 +205,9 @@ struct AttentionPlanKernel {
 /// Builds `plan` (which must be implemented) as `options` ask. A forced
 /// GEMM or tensor-core path that does not run the plan is an error;
 /// without a device (compile-only context) the choice is the flash kernel
-/// (the others cannot be timed). Errors and launch failures start with
+/// (the others cannot be timed). A choice timed on a device is kept for
+/// the process: the same plan built again on that device runs the same
+/// path untimed. Errors and launch failures start with
 /// `name` ("cgc_op.scaled_dot_product_attention", "@attention_0: fused
 /// attention"); `op` is the layer that library errors name (the op itself,
 /// or the fused definition's Q·Kᵀ matmul).
@@ -213,6 +215,10 @@ llvm::Expected<AttentionPlanKernel>
 buildAttentionPlanKernel(const AttentionPlan &plan, KernelContext::Impl &context,
                          llvm::StringRef name, mlir::Operation *op,
                          const AttentionBuildOptions &options = {});
+
+/// How many plans this process has timed the paths of (tests check that a
+/// plan built again reuses its choice).
+uint64_t getTimedAttentionPlanCount();
 
 /// The kernel of a cgc_op.scaled_dot_product_attention layer built as
 /// `options` ask (buildAttentionKernel, KernelSupport.h, is this with

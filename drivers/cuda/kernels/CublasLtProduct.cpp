@@ -322,6 +322,8 @@ static ProductTimingSetup getTimingSetup(const ProductPlan &plan, const ProductE
   setup.dBytes = span(plan.outputBatchStride, plan.m * plan.n);
   setup.biasBytes = epilogue.bias ? static_cast<uint64_t>(plan.n) * width : 0;
   setup.doubleScalars = plan.dtype == DType::F64;
+  setup.multiplyAdds = static_cast<uint64_t>(plan.m) * static_cast<uint64_t>(plan.n) *
+                       static_cast<uint64_t>(plan.k) * static_cast<uint64_t>(plan.batch);
   return setup;
 }
 
@@ -545,6 +547,9 @@ static ProductTimingSetup getTimingSetup(const StridedProductPlan &plan, uint32_
   setup.dBytes = getSpan(plan.output, plan.batch) * getByteWidth(plan.output.dtype);
   setup.deviceScalars = plan.deviceScalars;
   setup.doubleScalars = plan.output.dtype == DType::F64;
+  setup.multiplyAdds = static_cast<uint64_t>(plan.lhs.rows) *
+                       static_cast<uint64_t>(plan.output.columns) *
+                       static_cast<uint64_t>(plan.lhs.columns) * static_cast<uint64_t>(plan.batch);
   return setup;
 }
 

@@ -282,7 +282,9 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
   std::optional<size_t> fastestIndex;
   std::optional<float> fastest, firstTime;
   int timed = 0;
-  for (size_t index = 0; index < candidates.size(); ++index) {
+  int limit = setup.multiplyAdds < kSmallProductMultiplyAdds ? kMaxSmallProductCandidates
+                                                              : kMaxTunedCandidates;
+  for (size_t index = 0; index < candidates.size() && timed < limit; ++index) {
     const cublasLtMatmulHeuristicResult_t &candidate = candidates[index];
     if (!isUsable(candidate))
       continue;

@@ -37,6 +37,13 @@ namespace cgc::cuda {
 
 /// The most heuristic results a product times.
 constexpr int kMaxTunedCandidates = 8;
+/// Products of fewer multiply-adds than this (a few microseconds on a
+/// current GPU; MobileNetV2's pointwise convolutions at batch 1) time at
+/// most kMaxSmallProductCandidates: each candidate's first launch loads
+/// its kernel (milliseconds), which a cold compile pays for every
+/// distinct product, against at most a microsecond or two won per run.
+constexpr uint64_t kSmallProductMultiplyAdds = uint64_t(1) << 24;
+constexpr int kMaxSmallProductCandidates = 3;
 /// The most workspace a product's algorithm may use (bytes).
 constexpr uint64_t kMaxProductWorkspace = 32ull << 20;
 
@@ -56,6 +63,9 @@ struct ProductTimingSetup {
   uint64_t aBytes = 0, bBytes = 0, dBytes = 0;
   /// Bytes of the epilogue's bias vector; 0 without one.
   uint64_t biasBytes = 0;
+  /// M·N·K summed over the batch: the product's size, which bounds how
+  /// many candidates are timed.
+  uint64_t multiplyAdds = 0;
   /// alpha and beta are read from device memory (CUBLASLT_POINTER_MODE_DEVICE).
   bool deviceScalars = false;
   /// A matrix-vector product, or operands without 16-byte alignment: not

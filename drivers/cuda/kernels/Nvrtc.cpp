@@ -42,6 +42,11 @@ size_t NvrtcCompiler::getModuleCount() {
   return load ? modules.size() : compiledOnly.size();
 }
 
+size_t NvrtcCompiler::getCompilationCount() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return compilations;
+}
+
 static llvm::Error makeNvrtcError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -126,39 +131,77 @@ static void dumpSource(const std::string &source, llvm::StringRef name) {
     file << source;
 }
 
+llvm::Expected<std::shared_ptr<DeviceModule>>
+NvrtcCompiler::compileAndLoad(const std::string &source, llvm::StringRef name) {
+  dumpSource(source, name);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++compilations;
+  }
+  llvm::Expected<std::string> binary = compile(source);
+  if (!binary)
+    return binary.takeError();
+  if (!load)
+    return std::shared_ptr<DeviceModule>();
+  cudaLibrary_t library = nullptr;
+  cudaError_t error =
+      cudaLibraryLoadData(&library, binary->data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (error != cudaSuccess)
+    return makeNvrtcError(llvm::Twine("cudaLibraryLoadData failed: ") + cudaGetErrorName(error) +
+                          ": " + cudaGetErrorString(error));
+  return std::make_shared<DeviceModule>(library);
+}
+
 llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &source,
                                                           llvm::StringRef name) {
+  // A source compiles once per compiler: the first thread to want it
+  // compiles it outside the lock (other layers keep building meanwhile),
+  // and threads that want it meanwhile wait for that compilation (a
+  // transformer's partitions, built at once, share their layers' sources).
   std::shared_ptr<DeviceModule> module;
+  std::shared_ptr<Compilation> pending;
+  std::promise<void> finished;
+  bool compiles = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (!load && compiledOnly.count(source))
       return DeviceFunction{};
-    auto found = modules.find(source);
-    if (found != modules.end())
+    if (auto found = modules.find(source); found != modules.end()) {
       module = found->second;
-  }
-  if (!module) {
-    // Compile outside the lock: other layers keep building meanwhile. Two
-    // threads compiling the same source both succeed; the first to insert
-    // wins and the other module is unloaded.
-    dumpSource(source, name);
-    llvm::Expected<std::string> binary = compile(source);
-    if (!binary)
-      return binary.takeError();
-    if (!load) {
-      std::lock_guard<std::mutex> lock(mutex);
-      compiledOnly.emplace(source, true);
-      return DeviceFunction{};
+    } else if (auto inFlight = compiling.find(source); inFlight != compiling.end()) {
+      pending = inFlight->second;
+    } else {
+      pending = std::make_shared<Compilation>();
+      pending->done = finished.get_future().share();
+      compiling.emplace(source, pending);
+      compiles = true;
     }
-    cudaLibrary_t library = nullptr;
-    cudaError_t error =
-        cudaLibraryLoadData(&library, binary->data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-    if (error != cudaSuccess)
-      return makeNvrtcError(llvm::Twine("cudaLibraryLoadData failed: ") + cudaGetErrorName(error) +
-                            ": " + cudaGetErrorString(error));
-    auto loaded = std::make_shared<DeviceModule>(library);
-    std::lock_guard<std::mutex> lock(mutex);
-    module = modules.emplace(source, loaded).first->second;
+  }
+  if (!module && compiles) {
+    llvm::Expected<std::shared_ptr<DeviceModule>> built = compileAndLoad(source, name);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (built) {
+        pending->module = *built;
+        if (load)
+          modules.emplace(source, *built);
+        else
+          compiledOnly.emplace(source, true);
+      } else {
+        pending->error = llvm::toString(built.takeError());
+      }
+      compiling.erase(source);
+    }
+    finished.set_value();
+  } else if (!module) {
+    pending->done.wait();
+  }
+  if (pending) {
+    if (!pending->error.empty())
+      return makeNvrtcError(pending->error);
+    if (!load)
+      return DeviceFunction{};
+    module = pending->module;
   }
   DeviceFunction function;
   function.module = module;

@@ -18,6 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -66,16 +67,33 @@ public:
 
   /// How many distinct sources were compiled (tests check the cache).
   size_t getModuleCount();
+  /// How many times NVRTC compiled a source, failures included (tests
+  /// check that concurrent requests for one source compile it once).
+  size_t getCompilationCount();
 
 private:
   /// CUBIN (or NUL-terminated PTX) of `source`.
   llvm::Expected<std::string> compile(const std::string &source);
+
+  /// A source one thread is compiling: the others that want it wait for
+  /// its module (or its error) instead of compiling it too.
+  struct Compilation {
+    std::shared_future<void> done;
+    std::shared_ptr<DeviceModule> module;
+    std::string error;
+  };
+  /// `source` compiled and loaded, or only compiled (a null module) by a
+  /// compile-only compiler.
+  llvm::Expected<std::shared_ptr<DeviceModule>> compileAndLoad(const std::string &source,
+                                                               llvm::StringRef name);
 
   int computeMajor, computeMinor;
   bool load;
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<DeviceModule>> modules;
   std::unordered_map<std::string, bool> compiledOnly; // compile-only cache
+  std::unordered_map<std::string, std::shared_ptr<Compilation>> compiling;
+  size_t compilations = 0;
 };
 
 } // namespace cgc::cuda

@@ -13,6 +13,7 @@
 #include "CUDAKernelTestSupport.h"
 
 #include "drivers/cuda/kernels/CublasLtProduct.h"
+#include "drivers/cuda/kernels/CublasLtTuning.h"
 
 #include <cstring>
 
@@ -97,6 +98,45 @@ TEST_F(CublasLtTuningTest, TunedProductWithBiasMatchesCpu) {
                   operands.output = args.outputs[0];
                   return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
                                           args.stream, "tuned product");
+                },
+                alignWorkspace(product->workspaceSize)};
+  std::vector<HostTensor> inputs = makeInputs(opCase);
+  std::vector<HostTensor> expected = runCpu(op, inputs);
+  std::vector<HostTensor> actual = launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
+  ASSERT_EQ(expected.size(), 1u);
+  ASSERT_EQ(actual.size(), 1u);
+  expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
+}
+
+/// A product of a few microseconds times only its first few candidates
+/// (each costs a kernel load at a cold compile), and still computes right.
+TEST_F(CublasLtTuningTest, SmallProductTimesFewCandidates) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  const int64_t m = 49, n = 96, k = 64; // under kSmallProductMultiplyAdds
+  static_assert(49 * 96 * 64 < kSmallProductMultiplyAdds);
+  OpCase opCase{"cgc_op.gemm",
+                {tensor({m, k}, DType::F16, -1, 1), tensor({k, n}, DType::F16, -1, 1),
+                 tensor({n}, DType::F16, -1, 1)},
+                "",
+                reductionTolerance(DType::F16)};
+  mlir::Operation *op = buildOp(opCase);
+  ASSERT_NE(op, nullptr);
+  ProductPlan plan = makePlan(DType::F16, m, n, k);
+  ProductEpilogue epilogue;
+  epilogue.bias = true;
+  std::shared_ptr<LtProduct> product = create(op, plan, epilogue, ProductTuning::On);
+  ASSERT_NE(product, nullptr);
+  EXPECT_GE(product->timedCandidates, 1);
+  EXPECT_LE(product->timedCandidates, kMaxSmallProductCandidates);
+
+  Kernel kernel{[product, plan](const LaunchArgs &args) {
+                  ProductOperands operands;
+                  operands.lhs = args.inputs[0];
+                  operands.rhs = args.inputs[1];
+                  operands.bias = args.inputs[2];
+                  operands.output = args.outputs[0];
+                  return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
+                                          args.stream, "small product");
                 },
                 alignWorkspace(product->workspaceSize)};
   std::vector<HostTensor> inputs = makeInputs(opCase);

@@ -1009,6 +1009,51 @@ TEST_F(FusedAttentionTest, TensorCoreLayerMatchesCpu) {
   }
 }
 
+/// A plan built again on the same device runs the path its first build
+/// chose, without timing the paths again (a transformer's layers), and
+/// still matches the CPU.
+TEST_F(FusedAttentionTest, IdenticalPlansTimeOnce) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  KernelContext *kernelContext = getDeviceContext();
+  ASSERT_NE(kernelContext, nullptr);
+  // A shape no other test builds, so that the first build here times.
+  Tolerance tolerance = attentionTolerance(DType::F16);
+  OpCase opCase{kAttention,
+                {tensor({1, 3, 61, 64}, DType::F16), tensor({1, 3, 61, 64}, DType::F16),
+                 tensor({1, 3, 61, 64}, DType::F16)},
+                "",
+                tolerance};
+  mlir::Operation *op = buildOp(opCase);
+  ASSERT_NE(op, nullptr);
+  uint64_t before = getTimedAttentionPlanCount();
+  llvm::Expected<AttentionPlanKernel> first = buildAttentionLayerKernel(op, kernelContext->getImpl());
+  ASSERT_TRUE(static_cast<bool>(first)) << llvm::toString(first.takeError());
+  EXPECT_EQ(getTimedAttentionPlanCount(), before + 1);
+  AttentionPath firstPath = first->path;
+  std::string firstRefusals = first->gemmRefusal + "|" + first->tensorCoreRefusal;
+
+  llvm::Expected<AttentionPlanKernel> second =
+      buildAttentionLayerKernel(op, kernelContext->getImpl());
+  ASSERT_TRUE(static_cast<bool>(second)) << llvm::toString(second.takeError());
+  EXPECT_EQ(getTimedAttentionPlanCount(), before + 1);
+  EXPECT_EQ(second->path, firstPath);
+  EXPECT_EQ(second->gemmRefusal + "|" + second->tensorCoreRefusal, firstRefusals);
+  // Forcing a path neither times nor reads the choice.
+  llvm::Expected<AttentionPlanKernel> forced =
+      buildAttentionLayerKernel(op, kernelContext->getImpl(), tensorCorePath());
+  ASSERT_TRUE(static_cast<bool>(forced)) << llvm::toString(forced.takeError());
+  EXPECT_EQ(forced->path, AttentionPath::TensorCore);
+  EXPECT_EQ(getTimedAttentionPlanCount(), before + 1);
+
+  std::vector<HostTensor> inputs = makeInputs(opCase);
+  std::vector<HostTensor> expected = runCpu(op, inputs);
+  ASSERT_EQ(expected.size(), 1u);
+  PathCase cached{"the cached choice", {}};
+  cached.options.path = firstPath; // what expectBuiltMatches checks it ran
+  expectBuiltMatches(std::move(second), cached, inputs, expected, op->getResultTypes(), tolerance,
+                     opCase.describe());
+}
+
 /// Without a device, every tensor-core case compiles (NVRTC, sm_90) at the
 /// tiling chosen for an H100's 132 multiprocessors, and the float16
 /// definitions at every tiling (the element type changes no more of the
