@@ -142,6 +142,84 @@ LogicalResult moveRowTranspose(op::TransposeOp outer) {
   return success();
 }
 
+/// Whether `value` is a constant bias of a product with `columns` columns:
+/// one value per column, the same for every row ([N] or [1, ..., 1, N]).
+bool isColumnBias(Value value, int64_t columns) {
+  if (!value.getDefiningOp<cgc::ConstantOp>())
+    return false;
+  ArrayRef<int64_t> shape = cast<TensorType>(value.getType()).getShape();
+  return !shape.empty() && shape.back() == columns &&
+         llvm::all_of(shape.drop_back(), [](int64_t size) { return size == 1; });
+}
+
+/// The rewrite of the head of nn.MultiheadAttention's chain: a transpose of
+/// rows into a product with a constant weight (and a constant bias),
+///
+///   %t = transpose(%x) [1, 0, 2]         B×S×E -> S×B×E
+///   %m = matmul(%t, %w)                  S×B×3E
+///   %p = add(%m, %bias)
+///
+/// becomes the product of %x's rows, transposed after: matmul(%x, %w), the
+/// add, then transpose [1, 0, 2]. It moves only where its new place is no
+/// wider (the product has no more columns than it reads) or where every
+/// reader of the product is a view (reshape, transpose, gather): the
+/// attention patterns read such chains in place, so the transpose costs
+/// nothing there (ViT-B/16 at batch 32: 12 transposes of 6304×768, 7 µs each
+/// on an H100).
+LogicalResult moveRowTransposeBelowProduct(op::TransposeOp transpose) {
+  SmallVector<int64_t> permutation = op::getTransposePermutation(transpose);
+  int64_t rank = static_cast<int64_t>(permutation.size());
+  if (rank < 2 || permutation.back() != rank - 1 ||
+      llvm::equal(permutation, llvm::seq<int64_t>(0, rank)) || !transpose.getResult().hasOneUse())
+    return failure();
+  auto matmul = dyn_cast<op::MatmulOp>(*transpose.getResult().getUsers().begin());
+  if (!matmul || matmul.getLhs() != transpose.getResult() || matmul.getRhs() == matmul.getLhs())
+    return failure();
+  auto weightType = cast<TensorType>(matmul.getRhs().getType());
+  if (!matmul.getRhs().getDefiningOp<cgc::ConstantOp>() || weightType.getShape().size() != 2)
+    return failure();
+  int64_t inner = weightType.getShape()[0], columns = weightType.getShape()[1];
+  // The product, and its bias add when that is the product's one reader.
+  Value product = matmul.getResult();
+  op::AddOp bias;
+  if (product.hasOneUse())
+    if (auto add = dyn_cast<op::AddOp>(*product.getUsers().begin())) {
+      Value other = add.getLhs() == product ? add.getRhs() : add.getLhs();
+      if (other != product && isColumnBias(other, columns) &&
+          add.getResult().getType() == product.getType())
+        bias = add;
+    }
+  Value last = bias ? bias.getResult() : product;
+  bool onlyViews = !last.use_empty() && llvm::all_of(last.getUsers(), [](Operation *user) {
+    return isa<op::ReshapeOp, op::TransposeOp, op::GatherOp>(user);
+  });
+  if (columns > inner && !onlyViews)
+    return failure();
+
+  // At the add, which the bias (torch's exporter defines it after the
+  // product) and the product's operands dominate.
+  OpBuilder builder(bias ? bias.getOperation() : matmul.getOperation());
+  Value moved = op::MatmulOp::create(builder, matmul.getLoc(), transpose.getInput(),
+                                     matmul.getRhs())
+                    .getResult();
+  if (bias) {
+    bool productFirst = bias.getLhs() == product;
+    moved = op::AddOp::create(builder, bias.getLoc(), productFirst ? moved : bias.getLhs(),
+                              productFirst ? bias.getRhs() : moved)
+                .getResult();
+  }
+  Value result =
+      op::TransposeOp::create(builder, transpose.getLoc(), moved, builder.getI64ArrayAttr(permutation))
+          .getResult();
+  assert(result.getType() == last.getType() && "the product changed its type");
+  last.replaceAllUsesWith(result);
+  if (bias)
+    bias->erase();
+  matmul->erase();
+  transpose->erase();
+  return success();
+}
+
 } // namespace
 
 FailureOr<unsigned> moveRowTransposes(ModuleOp module) {
@@ -153,6 +231,12 @@ FailureOr<unsigned> moveRowTransposes(ModuleOp module) {
   unsigned moved = 0;
   for (op::TransposeOp transpose : transposes)
     if (succeeded(moveRowTranspose(transpose)))
+      ++moved;
+  // Heads, walked again: the tails' rewrites erased transposes.
+  transposes.clear();
+  entry->walk([&](op::TransposeOp transpose) { transposes.push_back(transpose); });
+  for (op::TransposeOp transpose : transposes)
+    if (succeeded(moveRowTransposeBelowProduct(transpose)))
       ++moved;
   return moved;
 }

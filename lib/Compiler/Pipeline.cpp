@@ -156,7 +156,7 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
        << " layers and constants equal to earlier ones removed\n";
   if (report.numMovedRowTransposes)
     os << "row transposes: " << report.numMovedRowTransposes
-       << " moved to their products' inputs\n";
+       << " moved across their products\n";
   const MatchReport &match = report.match;
   os << "layers: " << match.numLayers << "\n";
   os << "pattern matches: " << match.numCandidates << " found, " << match.numOffered

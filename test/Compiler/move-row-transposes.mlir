@@ -3,8 +3,9 @@
 // projection's input, where it composes with the transpose that made it;
 // the gemm becomes a matmul (its weight bound transposed, its C an add) and
 // the residual add reads it directly. Chains with another reader, a gemm
-// whose B is not a constant, or rows that do not line up stay. Twice
-// changes nothing more.
+// whose B is not a constant, or rows that do not line up stay. The swap
+// before the input projection moves after the product and its bias, where
+// only views read it. Twice changes nothing more.
 // RUN: cgc-opt %s --split-input-file --cgc-move-row-transposes | FileCheck %s
 // RUN: cgc-opt %s --split-input-file --cgc-move-row-transposes --cgc-move-row-transposes | FileCheck %s
 
@@ -73,5 +74,66 @@ cgc.module {
     %s2 = cgc_op.reshape(%g2) {shape = [2, 3, 32]} : (!cgc.tensor<6x32x!cgc.float32>) -> !cgc.tensor<2x3x32x!cgc.float32>
     %o2 = cgc_op.transpose(%s2) {permutation = [1, 0, 2]} : (!cgc.tensor<2x3x32x!cgc.float32>) -> !cgc.tensor<3x2x32x!cgc.float32>
     cgc.return %o, %o2 : !cgc.tensor<2x3x32x!cgc.float32>, !cgc.tensor<3x2x32x!cgc.float32>
+  }
+}
+
+// -----
+
+// The head of the chain: nn.MultiheadAttention's swap of batch and
+// sequence before its input projection moves after the product and its bias
+// (the bias first and defined after the product, as torch's exporter
+// writes it), where only views read it.
+// CHECK-LABEL: cgc.entry_point @vit_attention_head(
+// CHECK-SAME: %[[X:[^:]*]]: !cgc.tensor<2x5x8x!cgc.float32>)
+// CHECK: %[[W:.*]] = cgc.constant("in_proj.weight")
+// CHECK: %[[B:.*]] = cgc.constant("in_proj.bias")
+// CHECK-NEXT: %[[M:.*]] = cgc_op.matmul(%[[X]], %[[W]]) : (!cgc.tensor<2x5x8x!cgc.float32>, !cgc.tensor<constant 8x24x!cgc.float32>) -> !cgc.tensor<2x5x24x!cgc.float32>
+// CHECK-NEXT: %[[P:.*]] = cgc_op.add(%[[B]], %[[M]])
+// CHECK-NEXT: %[[T:.*]] = cgc_op.transpose(%[[P]]) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+// CHECK-NEXT: %[[R:.*]] = cgc_op.reshape(%[[T]]) {shape = [5, 2, 3, 8]}
+// CHECK-NEXT: cgc.return %[[R]]
+cgc.module {
+  cgc.entry_point @vit_attention_head(%x: !cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x3x8x!cgc.float32> {
+    %w = cgc.constant("in_proj.weight") : !cgc.tensor<constant 8x24x!cgc.float32>
+    %t = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m = cgc_op.matmul(%t, %w) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<constant 8x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %b = cgc.constant("in_proj.bias") : !cgc.tensor<constant 24x!cgc.float32>
+    %p = cgc_op.add(%b, %m) : (!cgc.tensor<constant 24x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %r = cgc_op.reshape(%p) {shape = [5, 2, 3, 8]} : (!cgc.tensor<5x2x24x!cgc.float32>) -> !cgc.tensor<5x2x3x8x!cgc.float32>
+    cgc.return %r : !cgc.tensor<5x2x3x8x!cgc.float32>
+  }
+}
+
+// -----
+
+// A product no wider than its input moves whatever reads it; a wider one
+// read by a computing layer, a transpose read twice, a weight computed at
+// run time, and a bias that varies by row stay.
+// CHECK-LABEL: cgc.entry_point @head_rules(
+// CHECK: %[[N:.*]] = cgc_op.matmul(%{{.*}}, %{{.*}}) : (!cgc.tensor<2x5x8x!cgc.float32>, !cgc.tensor<constant 8x4x!cgc.float32>) -> !cgc.tensor<2x5x4x!cgc.float32>
+// CHECK-NEXT: %[[NT:.*]] = cgc_op.transpose(%[[N]]) {permutation = [1, 0, 2]}
+// CHECK-NEXT: cgc_op.relu(%[[NT]])
+// CHECK-COUNT-4: cgc_op.transpose(%{{.*}}) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>)
+// CHECK-NOT: cgc_op.transpose
+cgc.module {
+  cgc.entry_point @head_rules(%x: !cgc.tensor<2x5x8x!cgc.float32>, %v: !cgc.tensor<8x24x!cgc.float32>) -> (!cgc.tensor<5x2x4x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>) {
+    %narrow = cgc.constant("narrow") : !cgc.tensor<constant 8x4x!cgc.float32>
+    %w = cgc.constant("w") : !cgc.tensor<constant 8x24x!cgc.float32>
+    %rows = cgc.constant("rows") : !cgc.tensor<constant 5x1x24x!cgc.float32>
+    %t1 = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m1 = cgc_op.matmul(%t1, %narrow) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<constant 8x4x!cgc.float32>) -> !cgc.tensor<5x2x4x!cgc.float32>
+    %a1 = cgc_op.relu(%m1) : (!cgc.tensor<5x2x4x!cgc.float32>) -> !cgc.tensor<5x2x4x!cgc.float32>
+    %t2 = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m2 = cgc_op.matmul(%t2, %w) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<constant 8x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %a2 = cgc_op.relu(%m2) : (!cgc.tensor<5x2x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %t3 = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m3 = cgc_op.matmul(%t3, %w) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<constant 8x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %t4 = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m4 = cgc_op.matmul(%t4, %v) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<8x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %t5 = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (!cgc.tensor<2x5x8x!cgc.float32>) -> !cgc.tensor<5x2x8x!cgc.float32>
+    %m5 = cgc_op.matmul(%t5, %w) : (!cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<constant 8x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %p5 = cgc_op.add(%m5, %rows) : (!cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<constant 5x1x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    %r5 = cgc_op.reshape(%p5) {shape = [5, 2, 24]} : (!cgc.tensor<5x2x24x!cgc.float32>) -> !cgc.tensor<5x2x24x!cgc.float32>
+    cgc.return %a1, %a2, %m3, %t3, %m4, %r5 : !cgc.tensor<5x2x4x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x8x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>, !cgc.tensor<5x2x24x!cgc.float32>
   }
 }

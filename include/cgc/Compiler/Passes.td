@@ -237,7 +237,7 @@ def MergeCommonLayers : Pass<"cgc-merge-common-layers", "::cgc::ModuleOp"> {
 }
 
 def MoveRowTransposes : Pass<"cgc-move-row-transposes", "::cgc::ModuleOp"> {
-  let summary = "Moves transposes of a gemm's result rows to its input";
+  let summary = "Moves transposes of a product's rows to the other side of it";
   let description = [{
     Runs on Input IR after `cgc-merge-common-layers`
     (`cgc::compiler::moveRowTransposes`; `cgc-compile --report` prints how
@@ -273,6 +273,29 @@ def MoveRowTransposes : Pass<"cgc-move-row-transposes", "::cgc::ModuleOp"> {
     has alpha 1 and no transposed A, its C (beta 1) is one row for all, its
     B is a `cgc.constant`, and the leading dimensions of the first
     transpose's result are the rows the last reshape splits out.
+
+    The same attention swaps batch and sequence before its input
+    projection too. A transpose that keeps the last dimension, read only
+    by a matmul with a 2-D constant weight (and that product's add of a
+    constant bias, one value per column), moves after the product and the
+    add, where the attention patterns read it in place through their views:
+
+    ```mlir
+    // Before: %x is B×S×E (2×197×768).
+    %t = cgc_op.transpose(%x) {permutation = [1, 0, 2]} : (...) -> !cgc.tensor<197x2x768x!cgc.float32>
+    %m = cgc_op.matmul(%t, %w) : (...) -> !cgc.tensor<197x2x2304x!cgc.float32>
+    %p = cgc_op.add(%b, %m) : (...) -> !cgc.tensor<197x2x2304x!cgc.float32>
+
+    // After:
+    %m = cgc_op.matmul(%x, %w) : (...) -> !cgc.tensor<2x197x2304x!cgc.float32>
+    %p = cgc_op.add(%b, %m) : (...) -> !cgc.tensor<2x197x2304x!cgc.float32>
+    %t = cgc_op.transpose(%p) {permutation = [1, 0, 2]} : (...) -> !cgc.tensor<197x2x2304x!cgc.float32>
+    ```
+
+    It moves only where the product has no more columns than it reads, or
+    where every reader of the result is a reshape, transpose or gather (a
+    view chain): a wider product read by a computing layer would make the
+    transpose copy more.
   }];
   let dependentDialects = ["::cgc::op::CGCOpDialect"];
 }
