@@ -264,7 +264,12 @@ def run_opencgc(args, directory, work):
     wall = time.perf_counter() - started
     with open(log_path) as log:
         text = log.read()
-    result = {"command": " ".join(command), "process_seconds": wall, "log_tail": text[-3000:]}
+    # Recorded with the machine's directories as $BUNDLE and $WORK, so
+    # that results name no paths of the machine they came from.
+    recorded = " ".join(command).replace(bundle, "$BUNDLE")
+    work_root = os.path.dirname(os.path.dirname(os.path.abspath(directory)))
+    recorded = recorded.replace(work_root, "$WORK")
+    result = {"command": recorded, "process_seconds": wall, "log_tail": text[-3000:]}
     if status is None:
         raise RuntimeError(f"cgc-run ran past --timeout {args.timeout} s; last output:\n"
                            + text[-1500:])
