@@ -26,6 +26,7 @@
 #include "AttentionKernel.h"
 #include "AttentionCodegen.h"
 #include "AttentionGemm.h"
+#include "ChoiceCache.h"
 #include "AttentionTensorCore.h"
 #include "DeviceCode.h"
 #include "FusedSupport.h"
@@ -41,8 +42,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 
 namespace cgc::cuda {
 
@@ -526,26 +525,8 @@ struct AttentionChoice {
   AttentionPath path;
   std::string gemmRefusal, tensorCoreRefusal;
 };
-class AttentionChoiceCache {
-public:
-  std::optional<AttentionChoice> lookup(const std::string &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = choices.find(key);
-    if (found == choices.end())
-      return std::nullopt;
-    return found->second;
-  }
-  void store(const std::string &key, const AttentionChoice &choice) {
-    std::lock_guard<std::mutex> lock(mutex);
-    choices.emplace(key, choice);
-  }
-
-private:
-  std::mutex mutex;
-  std::map<std::string, AttentionChoice> choices;
-};
-AttentionChoiceCache &getAttentionChoiceCache() {
-  static AttentionChoiceCache cache;
+ChoiceCache<AttentionChoice> &getAttentionChoiceCache() {
+  static ChoiceCache<AttentionChoice> cache;
   return cache;
 }
 std::atomic<uint64_t> timedAttentionPlanCount{0};

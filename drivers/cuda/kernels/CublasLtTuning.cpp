@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CublasLtTuning.h"
+#include "ChoiceCache.h"
 
 #include "FusedSupport.h"
 
@@ -25,7 +26,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -51,27 +51,8 @@ constexpr std::chrono::milliseconds kGateTimeout{200};
 
 /// The choices of this process, by device and configuration
 /// (ProductTimingSetup::key).
-class ChoiceCache {
-public:
-  std::optional<TunedAlgorithm> lookup(const std::string &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = choices.find(key);
-    if (found == choices.end())
-      return std::nullopt;
-    return found->second;
-  }
-  void store(const std::string &key, const TunedAlgorithm &choice) {
-    std::lock_guard<std::mutex> lock(mutex);
-    choices[key] = choice;
-  }
-
-private:
-  std::mutex mutex;
-  std::map<std::string, TunedAlgorithm> choices;
-};
-
-ChoiceCache &getChoiceCache() {
-  static ChoiceCache cache;
+ChoiceCache<TunedAlgorithm> &getChoiceCache() {
+  static ChoiceCache<TunedAlgorithm> cache;
   return cache;
 }
 

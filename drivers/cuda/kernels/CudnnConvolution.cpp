@@ -12,10 +12,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudnnConvolution.h"
+#include "ChoiceCache.h"
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <vector>
 
@@ -34,27 +34,8 @@ struct ForwardChoice {
 
 /// The timed choices of this process, by device and geometry
 /// (getSearchKey): a model's repeated convolutions are timed once.
-class ForwardChoiceCache {
-public:
-  std::optional<ForwardChoice> lookup(const std::string &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = choices.find(key);
-    if (found == choices.end())
-      return std::nullopt;
-    return found->second;
-  }
-  void store(const std::string &key, const ForwardChoice &choice) {
-    std::lock_guard<std::mutex> lock(mutex);
-    choices[key] = choice;
-  }
-
-private:
-  std::mutex mutex;
-  std::map<std::string, ForwardChoice> choices;
-};
-
-ForwardChoiceCache &getForwardChoiceCache() {
-  static ForwardChoiceCache cache;
+ChoiceCache<ForwardChoice> &getForwardChoiceCache() {
+  static ChoiceCache<ForwardChoice> cache;
   return cache;
 }
 

@@ -1,13 +1,12 @@
 //===- CudnnGraphKernel.cpp - a cuDNN graph as a fused kernel --------------===//
 
 #include "CudnnGraphKernel.h"
+#include "ChoiceCache.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/IR/OperationSupport.h"
 
 #include <cstdlib>
-#include <map>
-#include <mutex>
 
 namespace cgc::cuda {
 
@@ -19,27 +18,8 @@ namespace {
 
 /// The positions of the plans this process chose by timing, by device and
 /// definition (getPlanSearchKey): a model's repeated layers are timed once.
-class PlanChoiceCache {
-public:
-  std::optional<CudnnPlanPosition> lookup(const std::string &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = positions.find(key);
-    if (found == positions.end())
-      return std::nullopt;
-    return found->second;
-  }
-  void store(const std::string &key, CudnnPlanPosition position) {
-    std::lock_guard<std::mutex> lock(mutex);
-    positions[key] = position;
-  }
-
-private:
-  std::mutex mutex;
-  std::map<std::string, CudnnPlanPosition> positions;
-};
-
-PlanChoiceCache &getPlanChoiceCache() {
-  static PlanChoiceCache cache;
+ChoiceCache<CudnnPlanPosition> &getPlanChoiceCache() {
+  static ChoiceCache<CudnnPlanPosition> cache;
   return cache;
 }
 
