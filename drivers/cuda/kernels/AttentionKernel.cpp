@@ -561,49 +561,46 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     llvm::errs() << "\n";
   };
 
-  if (path == AttentionPath::Gemm || path == AttentionPath::TensorCore) {
-    // Refusals are errors here (the builders name them).
-    auto forced =
-        *path == AttentionPath::Gemm
-            ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
-            : buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
-    if (!forced)
-      return forced.takeError();
-    result.kernel = std::move(*forced);
-    result.path = *path;
+  // One path's kernel; a path that does not run the plan is the builder's
+  // error, which names why.
+  auto buildPath = [&](AttentionPath built) -> llvm::Expected<Kernel> {
+    switch (built) {
+    case AttentionPath::Gemm:
+      return buildGemmAttentionKernel(plan, context, name, op, options.float32Scores);
+    case AttentionPath::TensorCore:
+      return buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
+    case AttentionPath::Flash:
+      break;
+    }
+    return buildFlashKernel(plan, context, name);
+  };
+  // The plan run as `chosen`, untimed.
+  auto runAs = [&](AttentionPath chosen) -> llvm::Expected<AttentionPlanKernel> {
+    llvm::Expected<Kernel> kernel = buildPath(chosen);
+    if (!kernel)
+      return kernel.takeError();
+    result.kernel = std::move(*kernel);
+    result.path = chosen;
     report();
-    return result;
-  }
+    return std::move(result);
+  };
+  if (path)
+    return runAs(*path);
   // A plan timed before on this device runs as it was chosen then.
   std::string choiceKey;
-  if (!path && context.hasDevice()) {
+  if (context.hasDevice()) {
     choiceKey = std::to_string(context.getDevice()) + ":" + getAttentionPlanKey(plan, options);
     if (std::optional<AttentionChoice> chosen = getAttentionChoiceCache().lookup(choiceKey)) {
-      llvm::Expected<Kernel> kernel =
-          chosen->path == AttentionPath::Gemm
-              ? buildGemmAttentionKernel(plan, context, name, op, options.float32Scores)
-          : chosen->path == AttentionPath::TensorCore
-              ? buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps)
-              : buildFlashKernel(plan, context, name);
-      if (!kernel)
-        return kernel.takeError();
-      result.kernel = std::move(*kernel);
-      result.path = chosen->path;
       result.gemmRefusal = chosen->gemmRefusal;
       result.tensorCoreRefusal = chosen->tensorCoreRefusal;
-      report();
-      return result;
+      return runAs(chosen->path);
     }
   }
-  auto flash = buildFlashKernel(plan, context, name);
+  auto flash = buildPath(AttentionPath::Flash);
   if (!flash)
     return flash.takeError();
   result.kernel = std::move(*flash);
   result.path = AttentionPath::Flash;
-  if (path == AttentionPath::Flash) {
-    report();
-    return result;
-  }
 
   // Every path that runs the plan: keep the fastest on this device.
   struct Candidate {
@@ -613,14 +610,14 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
   };
   llvm::SmallVector<Candidate, 3> candidates;
   auto consider = [&](AttentionPath candidate, std::string &refusalOut,
-                      std::optional<std::string> refusal, auto build) {
+                      std::optional<std::string> refusal) {
     if (!refusal && !context.hasDevice())
       refusal = "the kernel context has no device";
     if (refusal) {
       refusalOut = std::move(*refusal);
       return;
     }
-    llvm::Expected<Kernel> kernel = build();
+    llvm::Expected<Kernel> kernel = buildPath(candidate);
     if (!kernel) {
       refusalOut = llvm::toString(kernel.takeError());
       return;
@@ -628,12 +625,9 @@ llvm::Expected<AttentionPlanKernel> buildAttentionPlanKernel(const AttentionPlan
     candidates.push_back({candidate, &refusalOut, std::move(*kernel)});
   };
   consider(AttentionPath::TensorCore, result.tensorCoreRefusal,
-           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()), [&] {
-             return buildTensorCoreAttentionKernel(plan, context, name, options.tensorCoreWarps);
-           });
-  consider(
-      AttentionPath::Gemm, result.gemmRefusal, getGemmAttentionRefusal(plan, options.float32Scores),
-      [&] { return buildGemmAttentionKernel(plan, context, name, op, options.float32Scores); });
+           getTensorCoreAttentionRefusal(plan, context.getComputeMajor()));
+  consider(AttentionPath::Gemm, result.gemmRefusal,
+           getGemmAttentionRefusal(plan, options.float32Scores));
   if (candidates.empty()) {
     report();
     return result;

@@ -201,9 +201,9 @@ static llvm::Expected<Kernel> buildGather(GatherOp gather, KernelContext::Impl &
   // pointers are aligned (checked at launch; else element by element), in
   // 32-bit arithmetic where every offset fits (the divisions by runtime
   // sizes dominate such a copy otherwise).
-  uint64_t elementBytes = data.getByteSize() / std::max<int64_t>(data.getNumElements(), 1);
-  int64_t vector = elementBytes && 16 % elementBytes == 0 ? 16 / elementBytes : 1;
-  if (data.getNumElements() == 0 || inner % vector != 0)
+  auto elementBytes = static_cast<int64_t>(getByteWidth(data.dtype));
+  int64_t vector = 16 % elementBytes == 0 ? 16 / elementBytes : 1;
+  if (inner % vector != 0)
     vector = 1;
   constexpr int64_t kNarrowLimit = int64_t(1) << 31;
   bool narrow = count < kNarrowLimit && data.getNumElements() < kNarrowLimit;

@@ -51,6 +51,38 @@ public:
     return *product;
   }
 
+  /// A float16 gemm m×k · k×n + bias, the op case CPU results come from.
+  static OpCase gemmWithBias(int64_t m, int64_t n, int64_t k) {
+    return {"cgc_op.gemm",
+            {tensor({m, k}, DType::F16, -1, 1), tensor({k, n}, DType::F16, -1, 1),
+             tensor({n}, DType::F16, -1, 1)},
+            "",
+            reductionTolerance(DType::F16)};
+  }
+
+  /// `product` (of `plan`, its bias in the epilogue) launched on `op`'s
+  /// inputs against the CPU kernel of `opCase`.
+  void expectMatchesCpu(const std::shared_ptr<LtProduct> &product, const ProductPlan &plan,
+                        mlir::Operation *op, const OpCase &opCase, const char *what) {
+    Kernel kernel{[product, plan, what](const LaunchArgs &args) {
+                    ProductOperands operands;
+                    operands.lhs = args.inputs[0];
+                    operands.rhs = args.inputs[1];
+                    operands.bias = args.inputs[2];
+                    operands.output = args.outputs[0];
+                    return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
+                                            args.stream, what);
+                  },
+                  alignWorkspace(product->workspaceSize)};
+    std::vector<HostTensor> inputs = makeInputs(opCase);
+    std::vector<HostTensor> expected = runCpu(op, inputs);
+    std::vector<HostTensor> actual =
+        launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
+    ASSERT_EQ(expected.size(), 1u);
+    ASSERT_EQ(actual.size(), 1u);
+    expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
+  }
+
   /// An op to name errors (any op does).
   mlir::Operation *namingOp() {
     return buildOp({"cgc_op.matmul", {tensor({2, 2}, DType::F16), tensor({2, 2}, DType::F16)}});
@@ -75,11 +107,7 @@ bool sameAlgorithm(const cublasLtMatmulAlgo_t &first, const cublasLtMatmulAlgo_t
 TEST_F(CublasLtTuningTest, TunedProductWithBiasMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   const int64_t m = 128, n = 768, k = 768;
-  OpCase opCase{"cgc_op.gemm",
-                {tensor({m, k}, DType::F16, -1, 1), tensor({k, n}, DType::F16, -1, 1),
-                 tensor({n}, DType::F16, -1, 1)},
-                "",
-                reductionTolerance(DType::F16)};
+  OpCase opCase = gemmWithBias(m, n, k);
   mlir::Operation *op = buildOp(opCase);
   ASSERT_NE(op, nullptr);
   ProductPlan plan = makePlan(DType::F16, m, n, k);
@@ -90,22 +118,7 @@ TEST_F(CublasLtTuningTest, TunedProductWithBiasMatchesCpu) {
   // Timed here or by an identical product earlier in this process.
   EXPECT_GE(product->timedCandidates, 2);
 
-  Kernel kernel{[product, plan](const LaunchArgs &args) {
-                  ProductOperands operands;
-                  operands.lhs = args.inputs[0];
-                  operands.rhs = args.inputs[1];
-                  operands.bias = args.inputs[2];
-                  operands.output = args.outputs[0];
-                  return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
-                                          args.stream, "tuned product");
-                },
-                alignWorkspace(product->workspaceSize)};
-  std::vector<HostTensor> inputs = makeInputs(opCase);
-  std::vector<HostTensor> expected = runCpu(op, inputs);
-  std::vector<HostTensor> actual = launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
-  ASSERT_EQ(expected.size(), 1u);
-  ASSERT_EQ(actual.size(), 1u);
-  expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
+  expectMatchesCpu(product, plan, op, opCase, "tuned product");
 }
 
 /// A product of a few microseconds times only its first few candidates
@@ -114,11 +127,7 @@ TEST_F(CublasLtTuningTest, SmallProductTimesFewCandidates) {
   CGC_REQUIRE_CUDA_DEVICE();
   const int64_t m = 49, n = 96, k = 64; // under kSmallProductMultiplyAdds
   static_assert(49 * 96 * 64 < kSmallProductMultiplyAdds);
-  OpCase opCase{"cgc_op.gemm",
-                {tensor({m, k}, DType::F16, -1, 1), tensor({k, n}, DType::F16, -1, 1),
-                 tensor({n}, DType::F16, -1, 1)},
-                "",
-                reductionTolerance(DType::F16)};
+  OpCase opCase = gemmWithBias(m, n, k);
   mlir::Operation *op = buildOp(opCase);
   ASSERT_NE(op, nullptr);
   ProductPlan plan = makePlan(DType::F16, m, n, k);
@@ -129,22 +138,7 @@ TEST_F(CublasLtTuningTest, SmallProductTimesFewCandidates) {
   EXPECT_GE(product->timedCandidates, 1);
   EXPECT_LE(product->timedCandidates, kMaxSmallProductCandidates);
 
-  Kernel kernel{[product, plan](const LaunchArgs &args) {
-                  ProductOperands operands;
-                  operands.lhs = args.inputs[0];
-                  operands.rhs = args.inputs[1];
-                  operands.bias = args.inputs[2];
-                  operands.output = args.outputs[0];
-                  return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
-                                          args.stream, "small product");
-                },
-                alignWorkspace(product->workspaceSize)};
-  std::vector<HostTensor> inputs = makeInputs(opCase);
-  std::vector<HostTensor> expected = runCpu(op, inputs);
-  std::vector<HostTensor> actual = launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
-  ASSERT_EQ(expected.size(), 1u);
-  ASSERT_EQ(actual.size(), 1u);
-  expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
+  expectMatchesCpu(product, plan, op, opCase, "small product");
 }
 
 /// Attention's scores: Q (row-major) times Kᵀ read in place (column-major),
