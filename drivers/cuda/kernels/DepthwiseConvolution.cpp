@@ -3,14 +3,22 @@
 // The grid is two-dimensional: x over groups of `vector` channels, y over
 // runs of `run` output pixels along a row (in N, P, Q order, so neighbouring
 // threads of a block read neighbouring input columns, which L1 and L2 then
-// serve once). A thread loads the weights of its channels once (they are
-// contiguous in the C×R×S×1 weight: one vector per tap) and loops over
-// runs with a grid stride. For each window row it loads each input
-// column the run reads once, as one vector of its channels, and adds it,
-// times the tap's weights, into every output of the run that reads it;
-// padding is the columns and rows it skips. Sums are float32; the epilogue
-// (bias, chain) runs on them in registers and each output pixel is stored
-// as one vector.
+// serve once). The block first stages the window weights of its channels
+// in shared memory as float32 (they are contiguous in the C×R×S×1 weight:
+// one vector per tap and thread), then its threads loop over runs with a
+// grid stride. For each window row a thread first loads every input column
+// the run reads, as one vector of its channels each (all of a row's loads
+// in flight at once), then adds each, times the tap's weights, into every
+// output of the run that reads it; padding is the columns and rows it
+// skips. Sums are float32; the epilogue (bias, chain) runs on them in
+// registers and each output pixel is stored as one vector.
+//
+// The kernel is bound by memory latency: on an H100 (MobileNetV2, batch
+// 32, float16) the earlier form, which kept each thread's weights in
+// registers (118 of them: two blocks a multiprocessor) and loaded columns
+// as it used them, moved 0.35 TB/s on a 192-channel layer. Weights in
+// shared memory leave room for four blocks a multiprocessor and a row's
+// loads at once: the model's depthwise layers went from about 415 to 333 us.
 //
 // The generated source is specialized on what fixes the loop structure:
 // element type, vector width, run length, window, strides, dilations, the
@@ -36,15 +44,22 @@ namespace cgc::cuda {
 
 namespace {
 /// Threads per block, and the launch bound's blocks per multiprocessor:
-/// two blocks keep 16 warps of loads in flight per multiprocessor and give
-/// each thread 128 registers.
+/// four blocks keep 32 warps of loads in flight per multiprocessor and
+/// give each thread 64 registers (on an H100, MobileNetV2 batch 32: the
+/// depthwise layers took 333 us in all with 4 blocks, 348 with 3, 372
+/// with 2 and 401 with 5, where runs get short).
 constexpr int64_t kBlockThreads = 256;
-constexpr int64_t kMinBlocksPerMultiprocessor = 2;
-/// Registers' worth of floats a thread may hold for its weights and its
-/// sums (vector × taps + vector × run), leaving room for addresses and
-/// loads in flight within 128 registers.
-constexpr int64_t kWeightRegisters = 72;
-constexpr int64_t kHeldFloats = 88;
+constexpr int64_t kMinBlocksPerMultiprocessor = 4;
+/// Channel vectors across a block, at most.
+constexpr int64_t kMaxBlockVectors = 32;
+/// A window of at most this many weights per thread (vector × taps) is
+/// staged in shared memory (at most kMaxBlockVectors × 72 floats, 9 KiB);
+/// larger ones are read from global memory at each use.
+constexpr int64_t kStagedWeights = 72;
+/// Registers' worth of floats a thread may hold for one window row's
+/// loads (columns × vector × element bytes / 4) and its sums (vector ×
+/// run), leaving room for addresses and a tap's weights within 64.
+constexpr int64_t kHeldFloats = 40;
 constexpr int64_t kMaxRun = 4;
 /// The widest access: 16 bytes (LDG.128).
 constexpr int64_t kVectorBytes = 16;
@@ -92,26 +107,36 @@ struct DepthwiseVariant {
 } // namespace
 
 DepthwiseLayout getDepthwiseLayout(DType dtype, int64_t channels, int64_t kernelHeight,
-                                   int64_t kernelWidth, int64_t outputWidth, int64_t maxVector) {
+                                   int64_t kernelWidth, int64_t outputWidth, int64_t maxVector,
+                                   int64_t strideWidth, int64_t dilationWidth) {
   DepthwiseLayout layout;
   int64_t taps = kernelHeight * kernelWidth;
   int64_t widest = std::min<int64_t>(maxVector, kVectorBytes / getByteWidth(dtype));
   for (int64_t vector = widest; vector >= 1; vector /= 2) {
     // Large windows take narrower vectors first, so that their weights
-    // still fit in registers.
-    if (channels % vector == 0 && (vector == 1 || vector * taps <= kWeightRegisters)) {
+    // still fit in shared memory.
+    if (channels % vector == 0 && (vector == 1 || vector * taps <= kStagedWeights)) {
       layout.vector = vector;
       break;
     }
   }
-  layout.weightsInRegisters = layout.vector * taps <= kWeightRegisters;
-  if (!layout.weightsInRegisters) {
+  layout.weightsStaged = layout.vector * taps <= kStagedWeights;
+  if (!layout.weightsStaged) {
     // Weights read at each use: one output per thread keeps the loops
     // rolled, whatever the window.
     layout.run = 1;
     return layout;
   }
-  int64_t run = (kHeldFloats - layout.vector * taps) / layout.vector;
+  // The longest run whose row of loads and sums fit kHeldFloats.
+  int64_t loadFloats = std::max<int64_t>(1, layout.vector * getByteWidth(dtype) / 4);
+  int64_t run = 1;
+  for (int64_t candidate = kMaxRun; candidate > 1; --candidate) {
+    int64_t columns = (candidate - 1) * strideWidth + (kernelWidth - 1) * dilationWidth + 1;
+    if (columns * loadFloats + candidate * layout.vector <= kHeldFloats) {
+      run = candidate;
+      break;
+    }
+  }
   layout.run = std::clamp<int64_t>(std::min(run, outputWidth), 1, kMaxRun);
   return layout;
 }
@@ -176,9 +201,9 @@ static std::string generateSource(const DepthwiseSpec &spec) {
 
   // Small windows unroll completely (the weights and sums then live in
   // registers); large ones keep their loops.
-  std::string unroll = layout.weightsInRegisters ? "#pragma unroll\n" : "#pragma unroll 1\n";
-  std::string weight = layout.weightsInRegisters
-                           ? std::string("weights[r * kKernelWidth + s][l]")
+  std::string unroll = layout.weightsStaged ? "#pragma unroll\n" : "#pragma unroll 1\n";
+  std::string weight = layout.weightsStaged
+                           ? std::string("tap[l]")
                            : load("weight[(channel + l) * kTaps + r * kKernelWidth + s]");
 
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockThreads << ", "
@@ -189,26 +214,33 @@ static std::string generateSource(const DepthwiseSpec &spec) {
   os << storage << " *output, cgc_depthwise_params p) {\n"
      << "  const cgc_index vector = (cgc_index)blockIdx.x * (cgc_index)blockDim.x + "
         "(cgc_index)threadIdx.x;\n"
-     << "  if (vector >= (cgc_index)p.channelVectors)\n    return;\n"
+     << "  const bool active = vector < (cgc_index)p.channelVectors;\n"
      << "  const cgc_index channel = vector * kVector;\n"
      << "  const cgc_index height = (cgc_index)p.height, width = (cgc_index)p.width;\n"
      << "  const cgc_index channels = (cgc_index)p.channels;\n"
      << "  const cgc_index outHeight = (cgc_index)p.outHeight, outWidth = "
         "(cgc_index)p.outWidth;\n"
      << "  const cgc_index runsPerRow = (cgc_index)p.runsPerRow, runs = (cgc_index)p.runs;\n";
-  // The thread's weights are kVector × kTaps contiguous elements (the
-  // weight is C×R×S×1), read as kTaps vectors.
-  if (layout.weightsInRegisters)
-    os << "  float weights[kTaps][kVector];\n"
-       << "  const cgc_vector *block = (const cgc_vector *)(weight + channel * kTaps);\n"
+  // A thread's weights are kVector × kTaps contiguous elements (the
+  // weight is C×R×S×1), read as kTaps vectors by the first row of threads
+  // and staged tap by tap: staged[tap][x * kVector + l].
+  if (layout.weightsStaged)
+    os << "  __shared__ __align__(16) float staged[kTaps][" << kMaxBlockVectors
+       << " * kVector];\n"
+       << "  if (threadIdx.y == 0 && active) {\n"
+       << "    const cgc_vector *block = (const cgc_vector *)(weight + channel * kTaps);\n"
        << "#pragma unroll\n"
-       << "  for (int chunk = 0; chunk < kTaps; ++chunk) {\n"
-       << "    const cgc_vector part = block[chunk];\n"
+       << "    for (int chunk = 0; chunk < kTaps; ++chunk) {\n"
+       << "      const cgc_vector part = block[chunk];\n"
        << "#pragma unroll\n"
-       << "    for (int e = 0; e < kVector; ++e)\n"
-       << "      weights[(chunk * kVector + e) % kTaps][(chunk * kVector + e) / kTaps] = "
+       << "      for (int e = 0; e < kVector; ++e)\n"
+       << "        staged[(chunk * kVector + e) % kTaps][threadIdx.x * kVector + (chunk * kVector + "
+          "e) / kTaps] = "
        << load("part.e[e]") << ";\n"
-       << "  }\n";
+       << "    }\n"
+       << "  }\n"
+       << "  __syncthreads();\n";
+  os << "  if (!active)\n    return;\n";
   os << "  const cgc_index step = (cgc_index)gridDim.y * (cgc_index)blockDim.y;\n"
      << "  for (cgc_index run = (cgc_index)blockIdx.y * (cgc_index)blockDim.y + "
         "(cgc_index)threadIdx.y; run < runs; run += step) {\n"
@@ -228,20 +260,34 @@ static std::string generateSource(const DepthwiseSpec &spec) {
      << "      if (h < 0 || h >= height)\n        continue;\n"
      << "      const " << storage
      << " *line = input + (image * height + h) * width * channels + channel;\n"
+     << "      // The row's columns, all loads first (zeros where the run does\n"
+     << "      // not read or the input has no column).\n"
+     << "      cgc_vector in[kColumns];\n"
+     << unroll << "      for (int j = 0; j < kColumns; ++j) {\n"
+     << "        const cgc_index column = left + j;\n"
+     << "        if (cgc_column_read(j) && column >= 0 && column < width)\n"
+     << "          in[j] = *(const cgc_vector *)(line + column * channels);\n"
+     << "        else\n"
+     << "          in[j] = cgc_vector{};\n"
+     << "      }\n"
      << unroll << "      for (int j = 0; j < kColumns; ++j) {\n"
      << "        const cgc_index column = left + j;\n"
      << "        if (!cgc_column_read(j) || column < 0 || column >= width)\n"
      << "          continue;\n"
-     << "        const cgc_vector in = *(const cgc_vector *)(line + column * channels);\n"
      << "        float values[kVector];\n"
      << "#pragma unroll\n"
      << "        for (int l = 0; l < kVector; ++l)\n"
-     << "          values[l] = " << load("in.e[l]") << ";\n"
+     << "          values[l] = " << load("in[j].e[l]") << ";\n"
      << "#pragma unroll\n"
      << "        for (int i = 0; i < kRun; ++i) {\n"
      << "          const int s = cgc_tap(i, j);\n"
-     << "          if (s < 0)\n            continue;\n"
-     << "#pragma unroll\n"
+     << "          if (s < 0)\n            continue;\n";
+  if (layout.weightsStaged)
+    os << "          float tap[kVector];\n"
+       << "#pragma unroll\n"
+       << "          for (int l = 0; l < kVector; ++l)\n"
+       << "            tap[l] = staged[r * kKernelWidth + s][threadIdx.x * kVector + l];\n";
+  os << "#pragma unroll\n"
      << "          for (int l = 0; l < kVector; ++l)\n"
      << "            sums[i][l] = fmaf(values[l], " << weight << ", sums[i][l]);\n"
      << "        }\n"
@@ -301,8 +347,10 @@ buildVariant(const FusedConvolutionShape &shape, const DepthwiseGeometry &geomet
   const Shape &outputShape = shape.plan.output.shape;
   DepthwiseSpec spec;
   spec.dtype = dtype;
-  spec.layout = getDepthwiseLayout(dtype, geometry.channels, geometry.kernelHeight,
-                                   geometry.kernelWidth, geometry.outWidth, maxVector);
+  spec.layout =
+      getDepthwiseLayout(dtype, geometry.channels, geometry.kernelHeight, geometry.kernelWidth,
+                         geometry.outWidth, maxVector, geometry.strideWidth,
+                         geometry.dilationWidth);
   spec.kernelHeight = geometry.kernelHeight;
   spec.kernelWidth = geometry.kernelWidth;
   spec.strideHeight = geometry.strideHeight;
@@ -354,12 +402,12 @@ buildVariant(const FusedConvolutionShape &shape, const DepthwiseGeometry &geomet
     variant.vectorizedOperands.push_back(read.vectorized);
   }
   variant.alignment = static_cast<uint64_t>(vector * getByteWidth(dtype));
-  variant.vectorizedWeight = spec.layout.weightsInRegisters;
+  variant.vectorizedWeight = spec.layout.weightsStaged;
 
-  // Blocks: up to 32 channel vectors across (split evenly), runs down to
+  // Blocks: up to kMaxBlockVectors channel vectors across (split evenly), runs down to
   // 256 threads; enough blocks down to fill the device a few times over,
   // each thread then looping over several runs with its weights loaded.
-  int64_t columnsOfBlocks = (channelVectors + 31) / 32;
+  int64_t columnsOfBlocks = (channelVectors + kMaxBlockVectors - 1) / kMaxBlockVectors;
   int64_t blockX = (channelVectors + columnsOfBlocks - 1) / columnsOfBlocks;
   int64_t blockY = std::max<int64_t>(1, kBlockThreads / blockX);
   int64_t gridX = (channelVectors + blockX - 1) / blockX;

@@ -33,19 +33,23 @@ struct DepthwiseLayout {
   /// bytes per pixel, a divisor of the channel count.
   int64_t vector = 1;
   /// Output pixels per thread along W (1 to 4): neighbouring outputs share
-  /// most of their input columns, which the thread loads once.
+  /// most of their input columns, which the thread loads once. As long as
+  /// a window row's loads and the sums fit the thread's registers.
   int64_t run = 1;
-  /// Whether the thread's window weights (vector × kernel taps) stay in
-  /// registers; large windows read them where they are used instead.
-  bool weightsInRegisters = true;
+  /// Whether the block stages its threads' window weights (vector × kernel
+  /// taps each) in shared memory; large windows read them from global
+  /// memory where they are used instead.
+  bool weightsStaged = true;
 };
 
 /// The layout for `channels` channels of `dtype`, a `kernelHeight` ×
 /// `kernelWidth` window and `outputWidth` output columns, with at most
 /// `maxVector` channels per thread (1: the kernel a launch on buffers
-/// misaligned for vectors falls back to).
+/// misaligned for vectors falls back to), and the convolution's stride and
+/// dilation along W (a run's loads span its windows' columns).
 DepthwiseLayout getDepthwiseLayout(DType dtype, int64_t channels, int64_t kernelHeight,
-                                   int64_t kernelWidth, int64_t outputWidth, int64_t maxVector = 8);
+                                   int64_t kernelWidth, int64_t outputWidth, int64_t maxVector = 8,
+                                   int64_t strideWidth = 1, int64_t dilationWidth = 1);
 
 /// Why the generated kernel does not run `shape`, std::nullopt when it
 /// does: the channels-last form of a 2-D convolution whose groups, input

@@ -183,13 +183,14 @@ TEST_F(FusedDepthwiseNhwcTest, ShapesShareSources) {
 }
 
 /// Vectors of 16 bytes where the channel count allows, narrower for large
-/// windows (their weights stay in registers), one channel otherwise.
+/// windows (their weights are staged in shared memory), one channel
+/// otherwise; runs as long as a window row's loads and the sums fit.
 TEST_F(FusedDepthwiseNhwcTest, ChoosesLayouts) {
   struct Expected {
     DType dtype;
     int64_t channels, kernel, outputWidth;
     int64_t vector, run;
-    bool weightsInRegisters;
+    bool weightsStaged;
   };
   const Expected cases[] = {
       {DType::F16, 96, 3, 112, 8, 2, true}, {DType::BF16, 32, 3, 56, 8, 2, true},
@@ -206,10 +207,15 @@ TEST_F(FusedDepthwiseNhwcTest, ChoosesLayouts) {
                        std::to_string(expected.kernel) + "x" + std::to_string(expected.kernel);
     EXPECT_EQ(layout.vector, expected.vector) << what;
     EXPECT_EQ(layout.run, expected.run) << what;
-    EXPECT_EQ(layout.weightsInRegisters, expected.weightsInRegisters) << what;
+    EXPECT_EQ(layout.weightsStaged, expected.weightsStaged) << what;
   }
   // The misaligned buffers' build: one channel per thread.
   EXPECT_EQ(getDepthwiseLayout(DType::F16, 96, 3, 3, 112, /*maxVector=*/1).vector, 1);
+  // Stride 2: a run of 4 float32 outputs would load 9 columns of 4 floats
+  // besides its 16 sums (52 floats of registers); 3 loads 7 (40).
+  EXPECT_EQ(getDepthwiseLayout(DType::F32, 96, 3, 3, 56, 8, /*strideWidth=*/2).run, 3);
+  EXPECT_EQ(getDepthwiseLayout(DType::F32, 96, 3, 3, 56, 8, /*strideWidth=*/1).run, 4);
+  EXPECT_EQ(getDepthwiseLayout(DType::F16, 96, 3, 3, 56, 8, /*strideWidth=*/2).run, 2);
 }
 
 /// Grouped convolutions that are not depthwise, a channel multiplier of 2,
