@@ -270,6 +270,8 @@ static std::string generateSource(const DepthwiseSpec &spec) {
      << "        else\n"
      << "          in[j] = cgc_vector{};\n"
      << "      }\n"
+     << "      // The same test again rather than kept from the loads: kept as\n"
+     << "      // flags it doubled the spills at 64 registers.\n"
      << unroll << "      for (int j = 0; j < kColumns; ++j) {\n"
      << "        const cgc_index column = left + j;\n"
      << "        if (!cgc_column_read(j) || column < 0 || column >= width)\n"
@@ -404,9 +406,9 @@ buildVariant(const FusedConvolutionShape &shape, const DepthwiseGeometry &geomet
   variant.alignment = static_cast<uint64_t>(vector * getByteWidth(dtype));
   variant.vectorizedWeight = spec.layout.weightsStaged;
 
-  // Blocks: up to kMaxBlockVectors channel vectors across (split evenly), runs down to
-  // 256 threads; enough blocks down to fill the device a few times over,
-  // each thread then looping over several runs with its weights loaded.
+  // Blocks: up to kMaxBlockVectors channel vectors across (split evenly),
+  // runs down to 256 threads; enough blocks down to fill the device a few
+  // times over, each thread then looping over several runs.
   int64_t columnsOfBlocks = (channelVectors + kMaxBlockVectors - 1) / kMaxBlockVectors;
   int64_t blockX = (channelVectors + columnsOfBlocks - 1) / columnsOfBlocks;
   int64_t blockY = std::max<int64_t>(1, kBlockThreads / blockX);

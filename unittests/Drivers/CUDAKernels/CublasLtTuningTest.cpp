@@ -22,6 +22,15 @@ using namespace cgc::cuda::test;
 
 namespace {
 
+ProductPlan makePlan(DType dtype, int64_t m, int64_t n, int64_t k) {
+  ProductPlan plan;
+  plan.dtype = dtype;
+  plan.m = m;
+  plan.n = n;
+  plan.k = k;
+  return plan;
+}
+
 class CublasLtTuningTest : public CUDAKernelTest {
 public:
   /// The device context's cuBLASLt handle; null (with a failure) if none.
@@ -83,20 +92,29 @@ public:
     expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
   }
 
+  /// A float16 m×n×k gemm with its bias in cuBLASLt's epilogue, tuned.
+  struct BiasProduct {
+    OpCase opCase;
+    mlir::Operation *op = nullptr;
+    ProductPlan plan;
+    std::shared_ptr<LtProduct> product;
+  };
+  void createTunedBiasProduct(int64_t m, int64_t n, int64_t k, BiasProduct &result) {
+    result.opCase = gemmWithBias(m, n, k);
+    result.op = buildOp(result.opCase);
+    ASSERT_NE(result.op, nullptr);
+    result.plan = makePlan(DType::F16, m, n, k);
+    ProductEpilogue epilogue;
+    epilogue.bias = true;
+    result.product = create(result.op, result.plan, epilogue, ProductTuning::On);
+    ASSERT_NE(result.product, nullptr);
+  }
+
   /// An op to name errors (any op does).
   mlir::Operation *namingOp() {
     return buildOp({"cgc_op.matmul", {tensor({2, 2}, DType::F16), tensor({2, 2}, DType::F16)}});
   }
 };
-
-ProductPlan makePlan(DType dtype, int64_t m, int64_t n, int64_t k) {
-  ProductPlan plan;
-  plan.dtype = dtype;
-  plan.m = m;
-  plan.n = n;
-  plan.k = k;
-  return plan;
-}
 
 bool sameAlgorithm(const cublasLtMatmulAlgo_t &first, const cublasLtMatmulAlgo_t &second) {
   return std::memcmp(&first, &second, sizeof(cublasLtMatmulAlgo_t)) == 0;
@@ -106,39 +124,25 @@ bool sameAlgorithm(const cublasLtMatmulAlgo_t &first, const cublasLtMatmulAlgo_t
 /// with its bias in cuBLASLt's epilogue, against the CPU gemm A·B + c.
 TEST_F(CublasLtTuningTest, TunedProductWithBiasMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  const int64_t m = 128, n = 768, k = 768;
-  OpCase opCase = gemmWithBias(m, n, k);
-  mlir::Operation *op = buildOp(opCase);
-  ASSERT_NE(op, nullptr);
-  ProductPlan plan = makePlan(DType::F16, m, n, k);
-  ProductEpilogue epilogue;
-  epilogue.bias = true;
-  std::shared_ptr<LtProduct> product = create(op, plan, epilogue, ProductTuning::On);
-  ASSERT_NE(product, nullptr);
+  BiasProduct tuned;
+  ASSERT_NO_FATAL_FAILURE(createTunedBiasProduct(128, 768, 768, tuned));
   // Timed here or by an identical product earlier in this process.
-  EXPECT_GE(product->timedCandidates, 2);
+  EXPECT_GE(tuned.product->timedCandidates, 2);
 
-  expectMatchesCpu(product, plan, op, opCase, "tuned product");
+  expectMatchesCpu(tuned.product, tuned.plan, tuned.op, tuned.opCase, "tuned product");
 }
 
 /// A product of a few microseconds times only its first few candidates
 /// (each costs a kernel load at a cold compile), and still computes right.
 TEST_F(CublasLtTuningTest, SmallProductTimesFewCandidates) {
   CGC_REQUIRE_CUDA_DEVICE();
-  const int64_t m = 49, n = 96, k = 64; // under kSmallProductMultiplyAdds
   static_assert(49 * 96 * 64 < kSmallProductMultiplyAdds);
-  OpCase opCase = gemmWithBias(m, n, k);
-  mlir::Operation *op = buildOp(opCase);
-  ASSERT_NE(op, nullptr);
-  ProductPlan plan = makePlan(DType::F16, m, n, k);
-  ProductEpilogue epilogue;
-  epilogue.bias = true;
-  std::shared_ptr<LtProduct> product = create(op, plan, epilogue, ProductTuning::On);
-  ASSERT_NE(product, nullptr);
-  EXPECT_GE(product->timedCandidates, 1);
-  EXPECT_LE(product->timedCandidates, kMaxSmallProductCandidates);
+  BiasProduct small;
+  ASSERT_NO_FATAL_FAILURE(createTunedBiasProduct(49, 96, 64, small));
+  EXPECT_GE(small.product->timedCandidates, 1);
+  EXPECT_LE(small.product->timedCandidates, kMaxSmallProductCandidates);
 
-  expectMatchesCpu(product, plan, op, opCase, "small product");
+  expectMatchesCpu(small.product, small.plan, small.op, small.opCase, "small product");
 }
 
 /// Attention's scores: Q (row-major) times Kᵀ read in place (column-major),
