@@ -251,6 +251,10 @@ CGC_DEVICE void cgc_copy_async(unsigned short *to, const unsigned short *from,
 CGC_DEVICE void cgc_copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits for every copy this thread has committed (others' need a barrier).
 CGC_DEVICE void cgc_copy_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+// Waits for all but the group this thread committed last.
+CGC_DEVICE void cgc_copy_wait_but_last() {
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+}
 // Four 8x8 matrices of 16-bit elements; lanes 8m..8m+7 give the rows of
 // matrix m, lane 4g+t receives row g, columns 2t and 2t+1 of each (or,
 // transposed, rows 2t and 2t+1 of column g).

@@ -1141,6 +1141,28 @@ TEST_F(FusedAttentionTest, TensorCoreSourceIndexWidthFollowsThePlan) {
   EXPECT_NE(wide.find("__launch_bounds__(128)"), std::string::npos);
 }
 
+/// Kᵀ's and V's tiles take two slots each where they fit the 48 KiB of
+/// static shared memory with Q's own buffer (head dimension 64: the next
+/// tile is copied while one is computed, one barrier a tile); head
+/// dimension 128 keeps one buffer per operand and two barriers a tile.
+TEST_F(FusedAttentionTest, TensorCoreSourceTakesTwoSlotsWhereTheyFit) {
+  TensorCoreAttentionTiling tiling;
+  AttentionPlan vit = layerPlan({32, 12, 197, 64}, {32, 12, 197, 64}, {32, 12, 197, 64});
+  std::string slotted = generateTensorCoreAttentionSource(vit, tiling);
+  EXPECT_NE(slotted.find("unsigned short keyTileSlots[2][4608];"), std::string::npos);
+  EXPECT_NE(slotted.find("unsigned short valueTileSlots[2][4608];"), std::string::npos);
+  EXPECT_NE(slotted.find("unsigned short queryTile[4608];"), std::string::npos);
+  EXPECT_NE(slotted.find("cgc_copy_wait_but_last();"), std::string::npos);
+  EXPECT_NE(slotted.find("const cgc_index keyOrigin = keyStart + 128;"), std::string::npos);
+  EXPECT_EQ(slotted.find("unsigned short keyTile["), std::string::npos);
+
+  AttentionPlan wide = layerPlan({2, 1, 150, 128}, {2, 1, 150, 128}, {2, 1, 150, 128});
+  std::string single = generateTensorCoreAttentionSource(wide, tiling);
+  EXPECT_EQ(single.find("keyTileSlots"), std::string::npos);
+  EXPECT_NE(single.find("unsigned short keyTile["), std::string::npos);
+  EXPECT_NE(single.find("const cgc_index keyOrigin = keyStart + 64;"), std::string::npos);
+}
+
 /// The tiling follows the grid: blocks of 4 warps (64 queries) while they
 /// give every multiprocessor of an H100 (132) a block, smaller ones when
 /// the batch is small.
