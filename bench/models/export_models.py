@@ -5,7 +5,7 @@ PyTorch's outputs as .npy, for checking OpenCGC against PyTorch.
 Runs where PyTorch 2.11, torchvision and transformers are installed (the GPU
 machine); needs no network: weights are random with a fixed seed.
 
-    python3 bench/models/export_models.py --out models/ [--models resnet50,bert_base]
+    python3 bench/models/export_models.py --out models/ [--models resnet50,bert_base] [--padded]
 
 Writes, per model, DIR/<model>/model.onnx, input_<i>.npy (named in
 inputs.txt as NAME=FILE lines for cgc-run) and expected_<i>.npy.
@@ -20,7 +20,7 @@ import torch
 MODELS = ("resnet50", "mobilenet_v2", "vit_b_16", "bert_base")
 
 
-def build(name: str, batch: int):
+def build(name: str, batch: int, padded: bool = False):
     """The model in eval mode and example inputs as (name, tensor) pairs."""
     torch.manual_seed(0)
     if name in ("resnet50", "mobilenet_v2", "vit_b_16"):
@@ -42,6 +42,10 @@ def build(name: str, batch: int):
         generator = torch.Generator().manual_seed(1)
         ids = torch.randint(0, config.vocab_size, (batch, 128), generator=generator)
         mask = torch.ones(batch, 128, dtype=torch.int64)
+        if padded:
+            # Sequence i keeps its first 128 - 8·(i mod 7 + 1) tokens.
+            for i in range(batch):
+                mask[i, 128 - 8 * (i % 7 + 1):] = 0
         types = torch.zeros(batch, 128, dtype=torch.int64)
         return model, [("input_ids", ids), ("attention_mask", mask), ("token_type_ids", types)]
     raise SystemExit(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
@@ -58,8 +62,8 @@ class FirstOutput(torch.nn.Module):
         return self.model(*args).last_hidden_state
 
 
-def export(name: str, out_dir: str, batch: int, opset: int) -> None:
-    model, inputs = build(name, batch)
+def export(name: str, out_dir: str, batch: int, opset: int, padded: bool = False) -> None:
+    model, inputs = build(name, batch, padded)
     if name == "bert_base":
         model = FirstOutput(model)
     directory = os.path.join(out_dir, name)
@@ -90,10 +94,13 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--padded", action="store_true",
+                        help="BERT's attention mask pads each sequence's tail (8 to 56 tokens) "
+                             "instead of keeping every token")
     args = parser.parse_args()
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for name in args.models.split(","):
-        export(name.strip(), args.out, args.batch, args.opset)
+        export(name.strip(), args.out, args.batch, args.opset, args.padded)
     return 0
 
 

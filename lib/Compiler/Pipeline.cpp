@@ -84,7 +84,8 @@ LogicalResult compile(ModuleOp module, llvm::ArrayRef<const Target *> targets,
       return success();
     });
   };
-  if (failed(counted("merge-common-layers", mergeCommonLayers, out.numMergedLayers)) ||
+  if (failed(counted("sink-broadcasts", sinkBroadcasts, out.numSunkBroadcasts)) ||
+      failed(counted("merge-common-layers", mergeCommonLayers, out.numMergedLayers)) ||
       failed(counted("move-row-transposes", moveRowTransposes, out.numMovedRowTransposes)))
     return finish(failure());
   out.layout = LayoutReport();
@@ -151,6 +152,9 @@ void printReport(const CompileReport &report, llvm::raw_ostream &os) {
        << layout.numPools << " pools, " << layout.numElementwiseLayers << " elementwise layers on NHWC, "
        << layout.numPermutedConstants << " weights bound as OHWI; " << layout.numTransposes
        << " transposes inserted)\n";
+  if (report.numSunkBroadcasts)
+    os << "broadcasts: " << report.numSunkBroadcasts
+       << " expands folded into or moved after elementwise layers\n";
   if (report.numMergedLayers)
     os << "merged: " << report.numMergedLayers
        << " layers and constants equal to earlier ones removed\n";

@@ -701,6 +701,39 @@ ModelBuilder trainingOp() {
   return m;
 }
 
+/// transformers' attention mask: a folded all-true query mask [1, 1, L, 1]
+/// ANDed with the padding mask [B, 1, 1, L], made an additive bias by Where
+/// and added to the scores; an And with a constant that is not all true, and
+/// an Or with an all-false constant, beside it.
+ModelBuilder maskBroadcast() {
+  ModelBuilder m("mask_broadcast", 17);
+  m.input("mask", kInt64, {2, 4});
+  m.input("scores", kFloat, {2, 3, 4, 4});
+  m.ints("keys_shape", {4}, {2, 1, 1, 4});
+  m.ints("ones", {1, 1, 4, 1}, {1, 1, 1, 1});
+  m.ints("mixed", {1, 1, 4, 1}, {1, 0, 1, 1});
+  m.ints("zeros", {1, 1, 4, 1}, {0, 0, 0, 0});
+  m.floats("zero", {1}, {0.0f});
+  m.floats("low", {1}, {-10000.0f});
+  auto toBool = [&](const std::string &from, const std::string &to) {
+    setInt(m.node("Cast", {from}, {to}), "to", kBool);
+  };
+  toBool("mask", "mask_bool");
+  m.node("Reshape", {"mask_bool", "keys_shape"}, {"keys"});
+  toBool("ones", "all_true");
+  toBool("mixed", "some_true");
+  toBool("zeros", "all_false");
+  m.node("And", {"all_true", "keys"}, {"both"});
+  m.node("Where", {"both", "zero", "low"}, {"bias"});
+  m.node("Add", {"scores", "bias"}, {"y"});
+  m.node("And", {"some_true", "keys"}, {"masked"});
+  m.node("Or", {"keys", "all_false"}, {"either"});
+  m.output("y", kFloat, {2, 3, 4, 4});
+  m.output("masked", kBool, {2, 1, 4, 4});
+  m.output("either", kBool, {2, 1, 4, 4});
+  return m;
+}
+
 /// Opset 6 as PyTorch's old exporter wrote it: Add with legacy broadcasting
 /// along an axis (a per-channel bias), PRelu with one slope per channel.
 ModelBuilder opset6Legacy() {
@@ -738,6 +771,7 @@ const std::map<std::string, ModelFactory> &getTestModels() {
     add("unit-transposes", unitTransposes);
     add("activations", activations);
     add("gelu-forms", geluForms);
+    add("mask-broadcast", maskBroadcast);
     add("shared-projections", sharedProjections);
     add("upsampling", upsampling);
     add("indexing", indexing);

@@ -199,9 +199,9 @@ TEST_F(SessionProfileTest, PhasesCoverCreatingTheSession) {
   }
   EXPECT_LT(*threads.rbegin(), session->getPartitions().size());
   // The compiler's stages are also in its stats.
-  // (merge-common-layers and move-row-transposes among them, after
-  // convert-precision).
-  EXPECT_EQ(stats.compile.stages.size(), 9u);
+  // (sink-broadcasts, merge-common-layers and move-row-transposes among
+  // them, after convert-precision).
+  EXPECT_EQ(stats.compile.stages.size(), 10u);
 
   // The baseline compiler is one stage after the precision conversion.
   CompilerOptions baseline;

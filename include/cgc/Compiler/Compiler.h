@@ -28,7 +28,9 @@
 // `compile` runs them in order and verifies the result as CGC_OUTPUT. Before
 // them, `convertPrecision` (`cgc-convert-precision`) can make a float32 model
 // compute in float16 or bfloat16 (CompileOptions::precision), and then
-// `mergeCommonLayers` (`cgc-merge-common-layers`) computes each value once,
+// `sinkBroadcasts` (`cgc-sink-broadcasts`) lets elementwise layers compute
+// before their operands' expands, `mergeCommonLayers`
+// (`cgc-merge-common-layers`) computes each value once,
 // and `convertToChannelsLast` (`cgc-channels-last`) can put 2-D convolutions
 // in the channels-last form a target asks for (CompileOptions::layout).
 //
@@ -179,6 +181,13 @@ struct LayoutReport {
 /// model's semantics and signature do not change. Idempotent; the result is
 /// verified. Errors name the op at fault when `module` is not Input IR.
 mlir::LogicalResult convertToChannelsLast(ModuleOp module, LayoutReport *report = nullptr);
+
+/// Folds the expands that elementwise layers of the Input IR in `module`
+/// read into those layers' own broadcasting, or moves them after the
+/// layers, as the `cgc-sink-broadcasts` pass describes; returns how many
+/// rewrites it made. Errors name the op at fault when `module` is not Input
+/// IR.
+mlir::FailureOr<unsigned> sinkBroadcasts(ModuleOp module);
 
 /// Merges the layers of the Input IR in `module` that compute the same value
 /// (the same op, attributes and operands; `cgc.constant`s of one name and
@@ -381,6 +390,8 @@ struct StageTime {
 struct CompileReport {
   PrecisionReport precision;
   LayoutReport layout;
+  /// Rewrites `sinkBroadcasts` made.
+  unsigned numSunkBroadcasts = 0;
   /// Layers and constants `mergeCommonLayers` removed.
   unsigned numMergedLayers = 0;
   /// Row transposes `moveRowTransposes` moved.

@@ -202,10 +202,45 @@ def ChannelsLast : Pass<"cgc-channels-last", "::cgc::ModuleOp"> {
 // Before the stages: each value computed once
 //===----------------------------------------------------------------------===//
 
+def SinkBroadcasts : Pass<"cgc-sink-broadcasts", "::cgc::ModuleOp"> {
+  let summary = "Moves expands after the elementwise layers that read them";
+  let description = [{
+    Runs on Input IR after `cgc-convert-precision` and before
+    `cgc-merge-common-layers` (`cgc::compiler::sinkBroadcasts`; `cgc-compile
+    --report` prints how many rewrites it made). Elementwise layers
+    broadcast their operands as numpy does, so a `cgc_op.expand` that one of
+    them reads is either redundant, where the layer's result keeps its type
+    when it reads the expand's input instead, or can follow the layer, where
+    every operand that made the result large was an expand: the layer then
+    computes on the smaller shape (the type its inference gives; the same
+    element type) and one expand to the old shape follows it. An expand of
+    an expand becomes one expand of the first input, and an expand to its
+    input's own type is its input. The rewrites repeat until none applies,
+    so an expand moves down a chain of elementwise layers until a layer
+    that broadcasts anyway takes it.
+
+    transformers' BERT builds its attention mask over batch × 128 × 128
+    and adds it to the scores; after this pass the mask is one row per
+    sequence, which the attention patterns read broadcast over the queries:
+
+    ```mlir
+    // Before: %keys is B×1×1×128 (2×1×1×128).
+    %e = cgc_op.expand(%keys) {shape = [2, 1, 128, 128]} : (...) -> !cgc.tensor<2x1x128x128x!cgc.bool>
+    %m = cgc_op.where(%e, %zero, %low) : (...) -> !cgc.tensor<2x1x128x128x!cgc.float32>
+    %s = cgc_op.add(%scores, %m) : (!cgc.tensor<2x12x128x128x!cgc.float32>, ...) -> !cgc.tensor<2x12x128x128x!cgc.float32>
+
+    // After (cgc-opt --cgc-sink-broadcasts):
+    %m = cgc_op.where(%keys, %zero, %low) : (...) -> !cgc.tensor<2x1x1x128x!cgc.float32>
+    %s = cgc_op.add(%scores, %m) : (!cgc.tensor<2x12x128x128x!cgc.float32>, ...) -> !cgc.tensor<2x12x128x128x!cgc.float32>
+    ```
+  }];
+  let dependentDialects = ["::cgc::op::CGCOpDialect"];
+}
+
 def MergeCommonLayers : Pass<"cgc-merge-common-layers", "::cgc::ModuleOp"> {
   let summary = "Merges the Input IR layers that compute the same value";
   let description = [{
-    Runs on Input IR after `cgc-convert-precision` and before
+    Runs on Input IR after `cgc-sink-broadcasts` and before
     `cgc-channels-last`, whose private per-convolution transposes it would
     otherwise share (`cgc::compiler::mergeCommonLayers`; `cgc-compile
     --report` prints how many layers it removed). Two layers are the same when they are the same

@@ -314,6 +314,39 @@ llvm::Error convertMean(NodeContext &node) {
   return e.finish(0, e.emit<DivOp>({sum, e.scalarLike(sum, node.getNumInputs())}));
 }
 
+/// And / Or with one operand a known constant of the op's identity (every
+/// element true for And, false for Or) is the other operand, expanded to the
+/// result's shape where the constant made it larger: transformers' masks AND
+/// a folded all-true query mask [1, 1, L, 1] with the padding mask [B, 1,
+/// 1, L], and as an expand the broadcast can move past the layers after it
+/// (cgc-sink-broadcasts) instead of materializing B·L·L elements.
+template <typename OpTy, bool identity>
+Converter logicalWithIdentity() {
+  return [](NodeContext &node) -> llvm::Error {
+    if (node.getNumInputs() != 2)
+      return node.error("expects 2 inputs, got " + llvm::Twine(node.getNumInputs()));
+    for (unsigned known = 0; known < 2; ++known) {
+      const Literal *literal = node.getLiteral(known);
+      unsigned other = 1 - known;
+      if (!literal || node.getLiteral(other))
+        continue;
+      bool allIdentity = true;
+      for (uint64_t i = 0, count = literal->getNumElements(); i < count && allIdentity; ++i)
+        allIdentity = (literal->getInt(i) != 0) == identity;
+      std::optional<std::vector<int64_t>> shape =
+          broadcastShapes(node.getInputShape(0), node.getInputShape(1));
+      if (!allIdentity || !shape)
+        continue;
+      LayerEmitter e(node);
+      mlir::Value value = e.input(other);
+      if (*shape != node.getInputShape(other))
+        value = e.emit<ExpandOp>({value}, {node.namedI64s("shape", *shape)});
+      return e.finish(0, value);
+    }
+    return binary<OpTy>()(node);
+  };
+}
+
 llvm::Error convertWhere(NodeContext &node) {
   LayerEmitter e(node);
   return e.finish(0, e.emit<WhereOp>({e.input(0), e.input(1), e.input(2)}));
@@ -425,8 +458,8 @@ void registerElementwiseConverters(llvm::StringMap<Converter> &converters) {
   converters["LessOrEqual"] = comparison<LessEqualOp>();
   converters["Greater"] = comparison<GreaterOp>();
   converters["GreaterOrEqual"] = comparison<GreaterEqualOp>();
-  converters["And"] = binary<AndOp>();
-  converters["Or"] = binary<OrOp>();
+  converters["And"] = logicalWithIdentity<AndOp, true>();
+  converters["Or"] = logicalWithIdentity<OrOp, false>();
   converters["Xor"] = binary<XorOp>();
   converters["Max"] = variadic<MaxOp>();
   converters["Min"] = variadic<MinOp>();
