@@ -23,6 +23,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <execinfo.h>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -54,6 +55,11 @@ void reportCrash(int signal) {
     }
   ignored = ::write(STDERR_FILENO, "\n", 1);
   (void)ignored;
+  // The crashing thread's stack, each frame as module(+offset): symbolize
+  // with `llvm-symbolizer --obj=MODULE OFFSET` against the same build.
+  void *frames[64];
+  int count = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, count, STDERR_FILENO);
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -181,6 +187,9 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  // backtrace() loads its unwinder on first use: not in the signal handler.
+  void *frame[1];
+  (void)backtrace(frame, 1);
   for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
     std::signal(signal, reportCrash);
 
