@@ -25,6 +25,7 @@
 
 #include "PatternMatcher.h"
 
+#include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpDialect.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
@@ -54,16 +55,6 @@ bool isUsedOnlyBy(Value value, Operation *user) {
          llvm::all_of(value.getUsers(), [&](Operation *op) { return op == user; });
 }
 
-/// Whether a tensor of shape `from` broadcasts (numpy rules) to `to` without
-/// changing it.
-bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  return llvm::all_of(llvm::zip(llvm::reverse(from), llvm::reverse(to)), [](auto sizes) {
-    auto [fromSize, toSize] = sizes;
-    return fromSize == 1 || fromSize == toSize;
-  });
-}
 
 /// Whether `elementType` is one of `allowed` (absent: any).
 bool isAllowedElementType(std::optional<ArrayAttr> allowed, Type elementType) {
@@ -231,7 +222,7 @@ bool PatternSearch::isChainStep(pattern::ElementwiseChainOp chain, Value previou
     if (operand == previous)
       continue;
     ++extraInputs;
-    if (!broadcastsTo(getTensorType(operand).getShape(), chainShape))
+    if (!op::broadcastsTo(getTensorType(operand).getShape(), chainShape))
       return false;
   }
   return extraInputs <= static_cast<int64_t>(chain.getMaxExtraInputs());

@@ -19,6 +19,7 @@
 #include "cgc/Compiler/Compiler.h"
 #include "cgc/Compiler/Passes.h"
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
+#include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
@@ -36,16 +37,6 @@ using namespace mlir;
 namespace cgc::compiler {
 
 namespace {
-
-/// Whether `shape` broadcasts (numpy's rule, one-directionally) to `target`.
-bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> target) {
-  if (shape.size() > target.size())
-    return false;
-  for (auto [size, targetSize] : llvm::zip(llvm::reverse(shape), llvm::reverse(target)))
-    if (size != 1 && size != targetSize)
-      return false;
-  return true;
-}
 
 /// A static shape, or nothing.
 std::optional<ArrayRef<int64_t>> getStaticShape(Type type) {
@@ -133,7 +124,7 @@ bool sinkIntoLayer(Operation *layer) {
   std::optional<ArrayRef<int64_t>> newShape = getStaticShape(*newType);
   if (!newShape || llvm::cast<ShapedType>(*newType).getElementType() !=
                        llvm::cast<ShapedType>(oldType).getElementType() ||
-      !broadcastsTo(*newShape, *oldShape))
+      !op::broadcastsTo(*newShape, *oldShape))
     return false;
   OpBuilder builder(layer);
   Operation *small = builder.clone(*layer);
@@ -163,18 +154,13 @@ FailureOr<unsigned> sinkBroadcasts(ModuleOp module) {
   unsigned rewrites = 0;
   for (bool changed = true; changed;) {
     changed = false;
+    // A rewrite erases the layer it is at and expands before it, and
+    // inserts before it: the walk's next operation stays.
     for (Operation &layer : llvm::make_early_inc_range(body)) {
-      bool rewritten = false;
-      if (auto expand = llvm::dyn_cast<op::ExpandOp>(layer))
-        rewritten = simplifyExpand(expand);
-      else
-        rewritten = sinkIntoLayer(&layer);
-      if (rewritten) {
+      auto expand = llvm::dyn_cast<op::ExpandOp>(layer);
+      if (expand ? simplifyExpand(expand) : sinkIntoLayer(&layer)) {
         ++rewrites;
         changed = true;
-        // The walk's next operation may have been erased with the layer's
-        // expands: start over.
-        break;
       }
     }
   }

@@ -11,6 +11,7 @@
 
 #include "DeviceCode.h"
 
+#include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -159,20 +160,10 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape) {
   return text;
 }
 
-/// Whether `from` broadcasts (numpy rules) to `to` without changing it.
-static bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  for (auto [fromSize, toSize] : llvm::zip(llvm::reverse(from), llvm::reverse(to)))
-    if (fromSize != 1 && fromSize != toSize)
-      return false;
-  return true;
-}
-
 llvm::Error checkBroadcastsTo(llvm::ArrayRef<mlir::Value> values, llvm::ArrayRef<int64_t> shape) {
   for (mlir::Value value : values) {
     auto type = llvm::dyn_cast<TensorType>(value.getType());
-    if (type && broadcastsTo(type.getShape(), shape))
+    if (type && op::broadcastsTo(type.getShape(), shape))
       continue;
     std::string what;
     if (auto argument = llvm::dyn_cast<mlir::BlockArgument>(value))

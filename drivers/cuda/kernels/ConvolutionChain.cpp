@@ -26,6 +26,7 @@
 
 #include "ElementwiseCodegen.h"
 
+#include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -84,17 +85,6 @@ static std::optional<ChainStep> getStep(mlir::Operation *op) {
       })
       .Case([&](op::HardSwishOp) { return is(StepKind::HardSwish); })
       .Default([](mlir::Operation *) -> R { return std::nullopt; });
-}
-
-/// Whether a tensor of shape `from` broadcasts (numpy rules) to `to`
-/// without changing it.
-static bool broadcastsTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  for (auto [fromSize, toSize] : llvm::zip(llvm::reverse(from), llvm::reverse(to)))
-    if (fromSize != 1 && fromSize != toSize)
-      return false;
-  return true;
 }
 
 llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error error) {
@@ -249,7 +239,7 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
       argument = argumentOf(*other);
       auto otherType = llvm::dyn_cast<TensorType>(other->getType());
       if (!argument || !otherType || otherType.getElementType() != resultType.getElementType() ||
-          !broadcastsTo(otherType.getShape(), resultType.getShape()))
+          !op::broadcastsTo(otherType.getShape(), resultType.getShape()))
         return std::nullopt;
     }
     std::optional<ChainStep> step = getStep(op);

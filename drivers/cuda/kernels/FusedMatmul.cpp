@@ -43,6 +43,7 @@
 #include "ElementwiseCodegen.h"
 #include "FusedSupport.h"
 
+#include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpTraits.h"
 
@@ -113,18 +114,6 @@ static bool isDefinitionArgument(FunctionalDefinitionOp definition, mlir::Value 
 
 static unsigned getArgumentIndex(mlir::Value value) {
   return llvm::cast<mlir::BlockArgument>(value).getArgNumber();
-}
-
-/// Whether a tensor of `shape` broadcasts (numpy) to `to` unchanged.
-static bool broadcastsTo(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> to) {
-  if (shape.size() > to.size())
-    return false;
-  for (size_t fromBack = 1; fromBack <= shape.size(); ++fromBack) {
-    int64_t size = shape[shape.size() - fromBack];
-    if (size != 1 && size != to[to.size() - fromBack])
-      return false;
-  }
-  return true;
 }
 
 /// Reads `definition` as a product and its epilogue. std::nullopt: not this
@@ -240,7 +229,7 @@ static std::optional<llvm::Error> readDefinition(FunctionalDefinitionOp definiti
       auto info = getTensorInfo(op, operand);
       if (!info)
         return fail(llvm::toString(info.takeError()));
-      if (info->dtype != dtype || !broadcastsTo(info->shape, output->shape))
+      if (info->dtype != dtype || !op::broadcastsTo(info->shape, output->shape))
         return fail("epilogue layer " + name +
                     " with an operand that does not broadcast to the product's shape and type "
                     "is not implemented on the CUDA driver");
@@ -259,7 +248,7 @@ static std::optional<llvm::Error> readDefinition(FunctionalDefinitionOp definiti
 static bool isColumnBias(const FusedProduct &fused, llvm::ArrayRef<int64_t> shape) {
   int64_t n = fused.plan.n;
   if (!fused.lastDimensionIsN || getNumElements(shape) != n ||
-      !broadcastsTo(shape, fused.output.shape))
+      !op::broadcastsTo(shape, fused.output.shape))
     return false;
   return n == 1 || (!shape.empty() && shape.back() == n);
 }
