@@ -32,7 +32,11 @@
 // GELU_FWD nodes, CudnnMatmulGraph.h), which applies the GELU before the
 // one store; on a device both are timed once per build and the faster
 // kept (CGC_CUDA_MATMUL=graph|library forces one, CGC_CUDA_VERBOSE=1
-// prints the times).
+// prints the times). On an H100 or H200 (compute capability 9.0) the same
+// products also have a generated Hopper GEMM (WgmmaGemm.h) that adds the
+// bias and applies the GELU in its epilogue: it is timed against the
+// faster of those and kept where faster (CGC_CUDA_MATMUL=wgmma forces it,
+// =library or =graph leaves it out).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +46,7 @@
 #include "DeviceCode.h"
 #include "ElementwiseCodegen.h"
 #include "FusedSupport.h"
+#include "WgmmaGemmKernel.h"
 
 #include "cgc/Dialect/CGCOp/IR/Broadcast.h"
 #include "cgc/Dialect/CGCOp/IR/CGCOpOps.h"
@@ -560,6 +565,118 @@ static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const E
   return graphFaster ? std::move(*graph) : std::move(library);
 }
 
+//===----------------------------------------------------------------------===//
+// The Hopper GEMM: the product with its bias and exact GELU in one kernel
+//===----------------------------------------------------------------------===//
+
+/// What CGC_CUDA_MATMUL asks of the Hopper GEMM (read at each build).
+enum class WgmmaUse {
+  /// Left out ("library", "graph").
+  Never,
+  /// Run, or an error saying why it cannot ("wgmma").
+  Forced,
+  /// Timed against the other path where it runs, the faster kept (unset,
+  /// "timed").
+  Timed,
+};
+
+static WgmmaUse getWgmmaUse() {
+  const char *value = std::getenv("CGC_CUDA_MATMUL");
+  llvm::StringRef name = value ? value : "";
+  if (name == "wgmma")
+    return WgmmaUse::Forced;
+  if (name == "library" || name == "graph")
+    return WgmmaUse::Never;
+  return WgmmaUse::Timed;
+}
+
+/// The tiles timed: 128 columns with three slots (two blocks a
+/// multiprocessor, one's stores overlapping the other's products; the
+/// faster at BERT-base's and ViT-B/16's batch 32 on an H100) and with four
+/// (one block; the faster at batch 1).
+static constexpr std::pair<int, int> kWgmmaTiles[] = {{128, 3}, {128, 4}};
+
+/// `current` (cuBLASLt and the generated epilogue, or the cuDNN graph), or
+/// the Hopper GEMM of the same definition as CGC_CUDA_MATMUL asks: forced
+/// (an error where it cannot run the definition), or timed against
+/// `current` on a device of compute capability 9.0 and kept when faster.
+static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const EpiloguePlan &plan,
+                                              Kernel current, KernelContext::Impl &context) {
+  FunctionalDefinitionOp definition = fused.definition;
+  WgmmaUse use = getWgmmaUse();
+  bool forced = use == WgmmaUse::Forced;
+  std::optional<MatmulGraphSpec> spec = getGraphSpec(fused, plan);
+  std::optional<std::string> deviceRefusal = getWgmmaGemmRefusal(context);
+  if (use == WgmmaUse::Never ||
+      (!forced && (!spec || !context.hasDevice() || deviceRefusal)))
+    return std::move(current);
+  auto refuse = [&](const std::string &reason) -> llvm::Expected<Kernel> {
+    if (forced)
+      return makeFusedError(definition, kFamily,
+                            "CGC_CUDA_MATMUL=wgmma: the Hopper GEMM does not run this "
+                            "definition: " + reason);
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": fused matmul: the Hopper GEMM is left out: " << reason << "\n";
+    return std::move(current);
+  };
+  if (!spec)
+    return refuse("not implemented: only a float16 or bfloat16 product of one call with K and "
+                  "N multiples of 8, then a bias and an exact GELU, runs as the Hopper GEMM");
+  if (deviceRefusal)
+    return refuse(*deviceRefusal);
+  std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
+  // CGC_CUDA_WGMMA_TILE=128x3|128x4 keeps one tile (tests run each).
+  const char *tileValue = std::getenv("CGC_CUDA_WGMMA_TILE");
+  llvm::StringRef onlyTile = tileValue ? tileValue : "";
+  std::vector<Kernel> candidates;
+  std::vector<std::string> labels;
+  for (auto [columns, stages] : kWgmmaTiles) {
+    if (!onlyTile.empty() && onlyTile != std::to_string(columns) + "x" + std::to_string(stages))
+      continue;
+    WgmmaGemmSpec gemm;
+    gemm.bfloat16 = spec->dtype == DType::BF16;
+    gemm.m = spec->m;
+    gemm.n = spec->n;
+    gemm.k = spec->k;
+    gemm.activation = WgmmaGemmSpec::Activation::GeluErf;
+    gemm.blockN = columns;
+    gemm.stages = stages;
+    auto kernel =
+        buildWgmmaGemmKernel(gemm, spec->lhs, spec->rhs, spec->bias, current, context, name);
+    if (!kernel)
+      return refuse(llvm::toString(kernel.takeError()));
+    candidates.push_back(std::move(*kernel));
+    labels.push_back("128x" + std::to_string(columns) + " tile, " + std::to_string(stages) +
+                     " slots");
+  }
+  if (candidates.empty())
+    return refuse("CGC_CUDA_WGMMA_TILE=" + onlyTile.str() +
+                  " names no tile of the Hopper GEMM (128x3, 128x4)");
+  if (!context.hasDevice())
+    return std::move(candidates.front());
+  std::vector<const Kernel *> timed = {&current};
+  for (const Kernel &candidate : candidates)
+    timed.push_back(&candidate);
+  std::vector<std::optional<float>> times = timeLaunches(definition, timed);
+  // Index 0 is `current`, which a forced build does not keep.
+  size_t best = forced ? 1 : 0;
+  for (size_t index = 1; index < times.size(); ++index)
+    if (times[index] && (!times[best] || *times[index] < *times[best]))
+      best = index;
+  if (isVerbose()) {
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": fused matmul: "
+                 << formatTime(times[0]) << " ms as before";
+    for (size_t index = 1; index < times.size(); ++index)
+      llvm::errs() << ", Hopper GEMM (" << labels[index - 1] << ") " << formatTime(times[index])
+                   << " ms";
+    llvm::errs() << ": runs as "
+                 << (best == 0 ? std::string("before") : "the Hopper GEMM, " + labels[best - 1])
+                 << "\n";
+  }
+  return best == 0 ? std::move(current) : std::move(candidates[best - 1]);
+}
+
 namespace {
 
 std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
@@ -602,10 +719,14 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
         return Result(generated.takeError());
     }
     auto product = createLtProduct(fused.product, fused.plan, *handle, plan.library);
-    if (product)
-      return Result(keepFasterGraph(
+    if (product) {
+      auto kernel = keepFasterGraph(
           fused, plan, makeFusedKernel(fused, plan, std::move(*product), std::move(*generated)),
-          context));
+          context);
+      if (!kernel)
+        return Result(kernel.takeError());
+      return Result(keepFasterWgmma(fused, plan, std::move(*kernel), context));
+    }
     bool libraryEpilogue =
         plan.library.bias || plan.library.activation != ProductEpilogue::Activation::None;
     if (!libraryEpilogue || index + 1 == std::size(splits))

@@ -72,7 +72,8 @@ static std::pair<std::string, bool> chooseArchitecture(int major, int minor) {
   return {"--gpu-architecture=compute_" + std::to_string(best), true};
 }
 
-llvm::Expected<std::string> NvrtcCompiler::compile(const std::string &source) {
+llvm::Expected<std::string> NvrtcCompiler::compile(const std::string &source,
+                                                   bool archSpecific) {
   nvrtcProgram program = nullptr;
   nvrtcResult result =
       nvrtcCreateProgram(&program, source.c_str(), "cgc_generated.cu", 0, nullptr, nullptr);
@@ -80,6 +81,12 @@ llvm::Expected<std::string> NvrtcCompiler::compile(const std::string &source) {
     return makeNvrtcError(llvm::Twine("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(result));
   llvm::scope_exit destroy([&] { nvrtcDestroyProgram(&program); });
   auto [architecture, isPtx] = chooseArchitecture(computeMajor, computeMinor);
+  if (archSpecific) {
+    if (isPtx)
+      return makeNvrtcError("this NVRTC cannot compile for sm_" + std::to_string(computeMajor) +
+                            std::to_string(computeMinor) + "a");
+    architecture += "a";
+  }
   const char *options[] = {architecture.c_str(), "--std=c++17", "--fmad=false"};
   result = nvrtcCompileProgram(program, static_cast<int>(std::size(options)), options);
   if (result != NVRTC_SUCCESS) {
@@ -132,13 +139,14 @@ static void dumpSource(const std::string &source, llvm::StringRef name) {
 }
 
 llvm::Expected<std::shared_ptr<DeviceModule>>
-NvrtcCompiler::compileAndLoad(const std::string &source, llvm::StringRef name) {
+NvrtcCompiler::compileAndLoad(const std::string &source, llvm::StringRef name,
+                              bool archSpecific) {
   dumpSource(source, name);
   {
     std::lock_guard<std::mutex> lock(mutex);
     ++compilations;
   }
-  llvm::Expected<std::string> binary = compile(source);
+  llvm::Expected<std::string> binary = compile(source, archSpecific);
   if (!binary)
     return binary.takeError();
   if (!load)
@@ -153,7 +161,8 @@ NvrtcCompiler::compileAndLoad(const std::string &source, llvm::StringRef name) {
 }
 
 llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &source,
-                                                          llvm::StringRef name) {
+                                                          llvm::StringRef name,
+                                                          bool archSpecific) {
   // A source compiles once per compiler: the first thread to want it
   // compiles it outside the lock (other layers keep building meanwhile),
   // and threads that want it meanwhile wait for that compilation (a
@@ -178,7 +187,7 @@ llvm::Expected<DeviceFunction> NvrtcCompiler::getFunction(const std::string &sou
     }
   }
   if (!module && compiles) {
-    llvm::Expected<std::shared_ptr<DeviceModule>> built = compileAndLoad(source, name);
+    llvm::Expected<std::shared_ptr<DeviceModule>> built = compileAndLoad(source, name, archSpecific);
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (built) {

@@ -63,7 +63,12 @@ public:
 
   /// Kernel `name` (an `extern "C" __global__` function) of `source`. On a
   /// compilation failure the error holds NVRTC's log and the source.
-  llvm::Expected<DeviceFunction> getFunction(const std::string &source, llvm::StringRef name);
+  /// `archSpecific`: compile for the architecture's own features (sm_90a:
+  /// wgmma, setmaxnreg), which run on that architecture only; an error when
+  /// this NVRTC cannot emit its CUBIN. (A source is always compiled one
+  /// way: the cache is keyed by its text.)
+  llvm::Expected<DeviceFunction> getFunction(const std::string &source, llvm::StringRef name,
+                                             bool archSpecific = false);
 
   /// How many distinct sources were compiled (tests check the cache).
   size_t getModuleCount();
@@ -73,7 +78,7 @@ public:
 
 private:
   /// CUBIN (or NUL-terminated PTX) of `source`.
-  llvm::Expected<std::string> compile(const std::string &source);
+  llvm::Expected<std::string> compile(const std::string &source, bool archSpecific);
 
   /// A source one thread is compiling: the others that want it wait for
   /// its module (or its error) instead of compiling it too.
@@ -85,7 +90,8 @@ private:
   /// `source` compiled and loaded, or only compiled (a null module) by a
   /// compile-only compiler.
   llvm::Expected<std::shared_ptr<DeviceModule>> compileAndLoad(const std::string &source,
-                                                               llvm::StringRef name);
+                                                               llvm::StringRef name,
+                                                               bool archSpecific);
 
   int computeMajor, computeMinor;
   bool load;

@@ -12,6 +12,7 @@
 #include "FusedTestSupport.h"
 
 #include "drivers/cuda/kernels/FusedSupport.h"
+#include "drivers/cuda/kernels/WgmmaGemmKernel.h"
 
 #include <cmath>
 #include <map>
@@ -630,4 +631,85 @@ TEST_F(FusedMatmulTest, ForcedGraphNamesWhatItTakes) {
   ForcedMatmulPath forced("library");
   for (const DefinitionCase &definitionCase : geluGraphCases())
     expectFusedMatchesCpu(definitionCase);
+}
+
+//===----------------------------------------------------------------------===//
+// The Hopper GEMM of a product with an exact GELU
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Sets CGC_CUDA_WGMMA_TILE for the scope.
+class ForcedWgmmaTile {
+public:
+  explicit ForcedWgmmaTile(const char *tile) { setenv("CGC_CUDA_WGMMA_TILE", tile, 1); }
+  ~ForcedWgmmaTile() { unsetenv("CGC_CUDA_WGMMA_TILE"); }
+};
+
+} // namespace
+
+/// Each tile on the graph's cases and on a product of more tiles than the
+/// persistent grid has blocks (320 tiles of 128x128; each block takes
+/// several), in float16 and bfloat16.
+TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  KernelContext *context = getDeviceContext();
+  ASSERT_NE(context, nullptr);
+  if (std::optional<std::string> refusal = getWgmmaGemmRefusal(context->getImpl()))
+    GTEST_SKIP() << *refusal;
+  std::vector<DefinitionCase> cases = geluGraphCases();
+  for (DType dtype : {DType::F16, DType::BF16}) {
+    Linear l = linear(dtype, {1, 2560, 64}, 2048, /*biasFirst=*/true, /*withBias=*/true);
+    std::string gelu = l.builder.layer("cgc_op.gelu", {l.biased}, {1, 2560, 2048});
+    cases.push_back(l.builder.finish("gelu_wgmma_many_tiles", gelu));
+  }
+  ForcedMatmulPath forced("wgmma");
+  for (const char *tile : {"128x3", "128x4"}) {
+    SCOPED_TRACE(tile);
+    ForcedWgmmaTile only(tile);
+    for (const DefinitionCase &definitionCase : cases)
+      expectFusedMatchesCpu(definitionCase);
+  }
+}
+
+/// Forced where it cannot run, the Hopper GEMM is an error that says why:
+/// another epilogue, an unknown tile, a device other than compute
+/// capability 9.0.
+TEST_F(FusedMatmulTest, ForcedHopperGemmNamesWhatItTakes) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  KernelContext *context = getDeviceContext();
+  ASSERT_NE(context, nullptr);
+  auto buildMessage = [&](const DefinitionCase &definitionCase) {
+    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    EXPECT_TRUE(definition);
+    if (!definition)
+      return std::string();
+    std::optional<llvm::Expected<Kernel>> kernel = buildFusedKernel(definition, *context);
+    EXPECT_TRUE(kernel.has_value());
+    if (!kernel || *kernel)
+      return std::string();
+    return llvm::toString(kernel->takeError());
+  };
+  ForcedMatmulPath forced("wgmma");
+  Linear l = linear(DType::F16, {2, 8, 16}, 8);
+  std::string relu = l.builder.layer("cgc_op.relu", {l.biased}, {2, 8, 8});
+  std::string message = buildMessage(l.builder.finish("relu", relu));
+  EXPECT_NE(message.find("CGC_CUDA_MATMUL=wgmma: the Hopper GEMM does not run this definition: "
+                         "not implemented: only a float16 or bfloat16 product"),
+            std::string::npos)
+      << message;
+  std::optional<std::string> refusal = getWgmmaGemmRefusal(context->getImpl());
+  Linear g = linear(DType::F16, {2, 8, 16}, 8);
+  std::string gelu = g.builder.layer("cgc_op.gelu", {g.biased}, {2, 8, 8});
+  DefinitionCase geluCase = g.builder.finish("gelu", gelu);
+  if (refusal) {
+    message = buildMessage(geluCase);
+    EXPECT_NE(message.find("needs compute capability 9.0"), std::string::npos) << message;
+    return;
+  }
+  ForcedWgmmaTile unknown("64x2");
+  message = buildMessage(geluCase);
+  EXPECT_NE(message.find("CGC_CUDA_WGMMA_TILE=64x2 names no tile of the Hopper GEMM"),
+            std::string::npos)
+      << message;
 }

@@ -1,0 +1,93 @@
+//===- WgmmaGemm.h - Hopper GEMM with a bias and exact GELU -----*- C++ -*-===//
+//
+// A row-major float16 or bfloat16 product D[M, N] = act(A[M, K] · B[K, N] +
+// bias[N]) for sm_90a (H100/H200), whose epilogue applies what cuBLASLt's
+// epilogues cannot: the exact (erf) GELU of BERT's and ViT's feed-forward
+// layers, before the one store, where cuBLASLt needs a second pass over the
+// M×N activations.
+//
+// The kernel is persistent and warp-specialized: as many blocks as the
+// multiprocessors hold take the BM×BN tiles (BM = 128, BN = 128 or 256) in
+// turn. In a block, one warp has one thread issue tensor-memory-accelerator
+// (TMA) copies of A's 128×64 and B's 64×BN tiles into a ring of `stages`
+// shared-memory slots, 128-byte swizzled, each slot's arrival counted by an
+// mbarrier; it runs ahead into the next tile while the others store. Two
+// warpgroups each multiply 64 of the tile's rows with m64nBNk16 warpgroup
+// MMAs (wgmma; A K-major, B N-major as it lies in memory, so the weights
+// need no transposed copy), float32 accumulators in registers, keeping one
+// group of MMAs queued while the previous one completes, and free each slot
+// through a second mbarrier. Then each thread adds the bias (read before
+// the products), applies the activation and stores its 16-bit pairs. TMA
+// reads past M, N or K as zeros and the stores check M and N, so any sizes
+// with K and N multiples of 8 (16-byte rows) run; A and B must be 16-byte
+// aligned, the bias 4-byte aligned.
+//
+// The generated source is the kernel only: it uses the device preamble's
+// conversions and cgc_gelu16 (DeviceCode.h). The host side encodes the two
+// tensor maps (cuTensorMapEncodeTiled, found through the runtime's driver
+// entry point so that nothing links libcuda).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CGC_DRIVERS_CUDA_KERNELS_WGMMAGEMM_H
+#define CGC_DRIVERS_CUDA_KERNELS_WGMMAGEMM_H
+
+#include <cstdint>
+#include <string>
+
+namespace cgc::cuda {
+
+/// One generated Hopper GEMM: sizes, types and tile.
+struct WgmmaGemmSpec {
+  bool bfloat16 = false;
+  int64_t m = 0, n = 0, k = 0;
+  /// A bias of N elements added to every row.
+  bool bias = false;
+  enum class Activation { None, GeluErf } activation = Activation::None;
+  /// The tile's columns: 128 or 256.
+  int blockN = 256;
+  /// Shared-memory slots of the copy ring (each 16 KiB + BN·128 bytes).
+  int stages = 4;
+  /// The device's multiprocessors (the persistent grid's size).
+  int multiprocessors = 132;
+};
+
+/// The kernel's name in the generated source.
+inline constexpr const char *kWgmmaGemmKernelName = "cgc_wgmma_gemm";
+/// Threads of one block: two computing warpgroups and a copying warp.
+inline constexpr int kWgmmaGemmThreads = 288;
+/// The tile's rows and the K step of one slot.
+inline constexpr int kWgmmaGemmBlockM = 128;
+inline constexpr int kWgmmaGemmBlockK = 64;
+
+/// Whether `spec` is one the kernel runs: 16-bit sizes with K and N
+/// multiples of 8 and positive, M positive, a known tile.
+bool isWgmmaGemmSupported(const WgmmaGemmSpec &spec);
+
+/// The kernel's source, without the device preamble. Its parameters: the
+/// tensor maps of A and B (128-byte structs, by value), then `unsigned
+/// short *out` and `const unsigned short *bias` (null without a bias).
+std::string generateWgmmaGemmSource(const WgmmaGemmSpec &spec);
+
+/// Dynamic shared memory one block takes (the slots, 1 KiB of alignment
+/// and the mbarriers).
+size_t getWgmmaGemmSharedBytes(const WgmmaGemmSpec &spec);
+
+/// Blocks one multiprocessor runs at once (2 where two 128-column tiles'
+/// slots fit in shared memory, so that one block's epilogue overlaps the
+/// other's products).
+int getWgmmaGemmBlocksPerMultiprocessor(const WgmmaGemmSpec &spec);
+
+/// The persistent grid (along x): a block per tile, at most as many as the
+/// device's multiprocessors hold at once.
+unsigned getWgmmaGemmGrid(const WgmmaGemmSpec &spec);
+
+/// The 128-byte tensor maps of A and B at the given device addresses, in
+/// `mapA` and `mapB` (each 64-byte aligned, 128 bytes). An empty string on
+/// success, else why not (no driver entry point, an encoding error).
+std::string encodeWgmmaGemmTensorMaps(const WgmmaGemmSpec &spec, const void *a, const void *b,
+                                      void *mapA, void *mapB);
+
+} // namespace cgc::cuda
+
+#endif // CGC_DRIVERS_CUDA_KERNELS_WGMMAGEMM_H

@@ -1,0 +1,91 @@
+//===- WgmmaGemmTest.cpp - the generated Hopper GEMM without a device -----===//
+//
+// The sources NVRTC compiles for sm_90a (every tile, type, bias and
+// activation, sizes that fill no tile), what the generator refuses, and
+// the kernel builder's refusal of other architectures. Its results against
+// the CPU driver are FusedMatmulTest's ExactGeluHopperGemmMatchesCpu (on a
+// device of compute capability 9.0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDAKernelTestSupport.h"
+
+#include "drivers/cuda/kernels/DeviceCode.h"
+#include "drivers/cuda/kernels/WgmmaGemmKernel.h"
+
+using namespace cgc::cuda;
+
+namespace {
+
+WgmmaGemmSpec makeSpec(int64_t m, int64_t n, int64_t k, int blockN, int stages) {
+  WgmmaGemmSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.blockN = blockN;
+  spec.stages = stages;
+  return spec;
+}
+
+TEST(WgmmaGemmTest, SourcesCompileForSm90a) {
+  std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
+  for (auto [blockN, stages] : {std::pair{128, 3}, std::pair{128, 4}, std::pair{256, 4}})
+    for (bool bfloat16 : {false, true})
+      for (bool bias : {false, true})
+        for (auto activation :
+             {WgmmaGemmSpec::Activation::None, WgmmaGemmSpec::Activation::GeluErf}) {
+          WgmmaGemmSpec spec = makeSpec(300, 200, 136, blockN, stages);
+          spec.bfloat16 = bfloat16;
+          spec.bias = bias;
+          spec.activation = activation;
+          ASSERT_TRUE(isWgmmaGemmSupported(spec));
+          std::string source = std::string(getDevicePreamble()) + generateWgmmaGemmSource(spec);
+          llvm::Expected<DeviceFunction> function = context->getCompiler().getFunction(
+              source, kWgmmaGemmKernelName, /*archSpecific=*/true);
+          EXPECT_TRUE(static_cast<bool>(function))
+              << "tile 128x" << blockN << ", " << stages << " slots, "
+              << (bfloat16 ? "bfloat16" : "float16") << (bias ? ", bias" : "") << ": "
+              << (function ? "" : llvm::toString(function.takeError()));
+        }
+  // Each distinct source compiled once.
+  EXPECT_EQ(context->getCompiler().getModuleCount(), 24u);
+}
+
+TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
+  EXPECT_TRUE(isWgmmaGemmSupported(makeSpec(1, 8, 8, 128, 3)));
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3072, 770, 128, 3))) << "K not a multiple of 8";
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3074, 768, 128, 3))) << "N not a multiple of 8";
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(0, 3072, 768, 128, 3))) << "no rows";
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3072, 768, 64, 3))) << "no 64-column tile";
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3072, 768, 256, 5)))
+      << "five 48 KiB slots exceed shared memory";
+}
+
+TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
+  WgmmaGemmSpec twoBlocks = makeSpec(4096, 3072, 768, 128, 3);
+  EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(twoBlocks), 2);
+  EXPECT_EQ(getWgmmaGemmSharedBytes(twoBlocks), 3u * 32768 + 1024 + 48);
+  // 32 x 24 tiles, at most two blocks on each of 132 multiprocessors.
+  EXPECT_EQ(getWgmmaGemmGrid(twoBlocks), 264u);
+  WgmmaGemmSpec oneBlock = makeSpec(128, 3072, 768, 128, 4);
+  EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(oneBlock), 1);
+  EXPECT_EQ(getWgmmaGemmGrid(oneBlock), 24u);
+}
+
+TEST(WgmmaGemmTest, OtherArchitecturesAreRefused) {
+  std::unique_ptr<KernelContext::Impl> ampere = KernelContext::Impl::createCompileOnly(8, 0);
+  std::optional<std::string> refusal = getWgmmaGemmRefusal(*ampere);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_NE(refusal->find("needs compute capability 9.0 (sm_90a), not 8.0"), std::string::npos)
+      << *refusal;
+  llvm::Expected<Kernel> kernel = buildWgmmaGemmKernel(makeSpec(128, 256, 64, 128, 3), 0, 1,
+                                                       std::nullopt, Kernel{}, *ampere, "@f");
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string message = llvm::toString(kernel.takeError());
+  EXPECT_NE(message.find("@f: the Hopper GEMM needs compute capability 9.0"), std::string::npos)
+      << message;
+  std::unique_ptr<KernelContext::Impl> hopper = KernelContext::Impl::createCompileOnly(9, 0);
+  EXPECT_FALSE(getWgmmaGemmRefusal(*hopper).has_value());
+}
+
+} // namespace
