@@ -488,25 +488,27 @@ static std::optional<MatmulGraphSpec> getGraphSpec(const FusedProduct &fused,
   return spec;
 }
 
-/// What CGC_CUDA_MATMUL asks of a product the cuDNN graph could run (read
-/// at each build, so that tests can set it).
-enum class GraphUse {
-  /// cuBLASLt and the generated epilogue (unset, "library").
+/// What CGC_CUDA_MATMUL asks of a path other than cuBLASLt and the
+/// generated epilogue (the cuDNN graph, the Hopper GEMM), read at each
+/// build so that tests can set it.
+enum class PathUse {
+  /// Left out (unset, "library", another path's name).
   Never,
-  /// The graph, or an error saying why it cannot ("graph").
+  /// Run, or an error saying why it cannot (the path's name).
   Forced,
-  /// Both timed, the faster kept ("timed").
+  /// Timed against the others where it runs, the fastest kept ("timed").
   Timed,
 };
 
-static GraphUse getGraphUse() {
+/// The use CGC_CUDA_MATMUL asks of the path it forces with `forcedName`.
+static PathUse getPathUse(llvm::StringRef forcedName) {
   const char *value = std::getenv("CGC_CUDA_MATMUL");
   llvm::StringRef name = value ? value : "";
-  if (name == "graph")
-    return GraphUse::Forced;
+  if (name == forcedName)
+    return PathUse::Forced;
   if (name == "timed")
-    return GraphUse::Timed;
-  return GraphUse::Never;
+    return PathUse::Timed;
+  return PathUse::Never;
 }
 
 /// `library` (cuBLASLt and the generated epilogue), or the cuDNN graph of
@@ -520,10 +522,10 @@ static GraphUse getGraphUse() {
 static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const EpiloguePlan &plan,
                                               Kernel library, KernelContext::Impl &context) {
   FunctionalDefinitionOp definition = fused.definition;
-  GraphUse use = getGraphUse();
-  bool forced = use == GraphUse::Forced;
+  PathUse use = getPathUse("graph");
+  bool forced = use == PathUse::Forced;
   std::optional<MatmulGraphSpec> spec = getGraphSpec(fused, plan);
-  if (use == GraphUse::Never || (!forced && (!spec || !context.hasDevice())))
+  if (use == PathUse::Never || (!forced && (!spec || !context.hasDevice())))
     return std::move(library);
   auto refuse = [&](const std::string &reason) -> llvm::Expected<Kernel> {
     if (forced)
@@ -569,33 +571,6 @@ static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const E
 // The Hopper GEMM: the product with its bias and exact GELU in one kernel
 //===----------------------------------------------------------------------===//
 
-/// What CGC_CUDA_MATMUL asks of the Hopper GEMM (read at each build).
-enum class WgmmaUse {
-  /// Left out (unset, "library", "graph").
-  Never,
-  /// Run, or an error saying why it cannot ("wgmma").
-  Forced,
-  /// Timed against the other path where it runs, the faster kept
-  /// ("timed").
-  Timed,
-};
-
-/// Unasked, the Hopper GEMM is left out: on an H100 it was slower than
-/// cuBLASLt + the generated GELU at BERT-base's and ViT-B/16's batch 32
-/// (54.7 against 51.5 µs, 82.0 against 76.4 µs); faster alone at batch 1
-/// (11.7 against 15.7 µs, 12-14 against 15-18 µs), but the models were not
-/// measurably faster (within the runs' spread) while compiling and timing
-/// it added about a second to a cold compile.
-static WgmmaUse getWgmmaUse() {
-  const char *value = std::getenv("CGC_CUDA_MATMUL");
-  llvm::StringRef name = value ? value : "";
-  if (name == "wgmma")
-    return WgmmaUse::Forced;
-  if (name == "timed")
-    return WgmmaUse::Timed;
-  return WgmmaUse::Never;
-}
-
 /// The tiles timed: 128 columns with three slots (two blocks a
 /// multiprocessor, one's stores overlapping the other's products; the
 /// faster at BERT-base's and ViT-B/16's batch 32 on an H100) and with four
@@ -606,14 +581,20 @@ static constexpr std::pair<int, int> kWgmmaTiles[] = {{128, 3}, {128, 4}};
 /// the Hopper GEMM of the same definition as CGC_CUDA_MATMUL asks: forced
 /// (an error where it cannot run the definition), or timed against
 /// `current` on a device of compute capability 9.0 and kept when faster.
+/// Unasked, it is left out: on an H100 it was slower than cuBLASLt + the
+/// generated GELU at BERT-base's and ViT-B/16's batch 32 (54.7 against
+/// 51.5 µs, 82.0 against 76.4 µs); faster alone at batch 1 (11.7 against
+/// 15.7 µs, 12-14 against 15-18 µs), but the models were not measurably
+/// faster (within the runs' spread) while compiling and timing it added
+/// about a second to a cold compile.
 static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const EpiloguePlan &plan,
                                               Kernel current, KernelContext::Impl &context) {
   FunctionalDefinitionOp definition = fused.definition;
-  WgmmaUse use = getWgmmaUse();
-  bool forced = use == WgmmaUse::Forced;
+  PathUse use = getPathUse("wgmma");
+  bool forced = use == PathUse::Forced;
   std::optional<MatmulGraphSpec> spec = getGraphSpec(fused, plan);
   std::optional<std::string> deviceRefusal = getWgmmaGemmRefusal(context);
-  if (use == WgmmaUse::Never ||
+  if (use == PathUse::Never ||
       (!forced && (!spec || !context.hasDevice() || deviceRefusal)))
     return std::move(current);
   auto refuse = [&](const std::string &reason) -> llvm::Expected<Kernel> {
