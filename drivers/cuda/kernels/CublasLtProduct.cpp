@@ -211,7 +211,7 @@ queryCandidates(mlir::Operation *op, LtProduct &product, const uint32_t (&alignm
     cublasLtMatmulPreferenceSetAttribute(preference, attributes[index], &alignments[index],
                                          sizeof(uint32_t));
   llvm::SmallVector<cublasLtMatmulHeuristicResult_t, kMaxTunedCandidates> results(
-      std::clamp(count, 1, kMaxTunedCandidates));
+      std::clamp(count, 1, kMaxRequestedCandidates));
   int found = 0;
   cublasStatus_t queried = cublasLtMatmulAlgoGetHeuristic(
       product.handle->handle, product.operation, product.a, product.b, product.c, product.c,
@@ -272,7 +272,7 @@ static llvm::Error pickAlignedAlgorithm(mlir::Operation *op, LtProduct &product,
       return pickAlgorithm(op, product, alignments, product.alignedAlgorithm);
     choice->workspaceSize = std::max<uint64_t>(choice->workspaceSize, checked.workspaceSize);
   } else {
-    auto candidates = queryCandidates(op, product, alignments, kMaxTunedCandidates);
+    auto candidates = queryCandidates(op, product, alignments, getCandidateQueryCount());
     if (!candidates)
       return candidates.takeError();
     choice = tuneAlgorithm(product, *candidates, setup);
@@ -286,7 +286,8 @@ static llvm::Error pickAlignedAlgorithm(mlir::Operation *op, LtProduct &product,
 
 /// The cache key of a product with `epilogue` (ProductTimingSetup::key).
 static std::string getEpilogueKey(const ProductEpilogue &epilogue) {
-  return "e" + std::to_string(static_cast<int>(epilogue.activation)) + (epilogue.bias ? "b" : "");
+  return "e" + std::to_string(static_cast<int>(epilogue.activation)) + (epilogue.bias ? "b" : "") +
+         (epilogue.readsC ? "c" : "");
 }
 
 /// The timing setup of `plan`'s aligned algorithm, its operands aligned to
@@ -306,6 +307,8 @@ static ProductTimingSetup getTimingSetup(const ProductPlan &plan, const ProductE
               << (plan.transB ? ", rhs transposed" : "");
   if (plan.batch > 1)
     description << ", batch of " << plan.batch;
+  if (epilogue.readsC)
+    description << ", C added";
   if (epilogue.bias)
     description << ", bias";
   if (epilogue.activation == ProductEpilogue::Activation::Relu)
@@ -321,6 +324,7 @@ static ProductTimingSetup getTimingSetup(const ProductPlan &plan, const ProductE
   setup.bBytes = span(plan.lhsBatchStride, plan.m * plan.k);
   setup.dBytes = span(plan.outputBatchStride, plan.m * plan.n);
   setup.biasBytes = epilogue.bias ? static_cast<uint64_t>(plan.n) * width : 0;
+  setup.readsC = epilogue.readsC;
   setup.doubleScalars = plan.dtype == DType::F64;
   setup.multiplyAdds = static_cast<uint64_t>(plan.m) * static_cast<uint64_t>(plan.n) *
                        static_cast<uint64_t>(plan.k) * static_cast<uint64_t>(plan.batch);

@@ -67,6 +67,12 @@ struct ProductEpilogue {
   /// column of the row-major result), found at launch.
   bool bias = false;
   Activation activation = Activation::None;
+  /// Each launch passes a C of its own, read with beta != 0 (a residual
+  /// add): the candidates are timed reading one. With beta = 0 cuBLASLt
+  /// skips C, and the fastest algorithm without that pass over M×N may be
+  /// far from the fastest with it (ResNet-50's 200704×512×128 product with
+  /// its residual on an H100: 0.35 ms with the algorithm timed without C).
+  bool readsC = false;
 };
 
 /// How createLtProduct and createLtStridedProduct pick the algorithm for

@@ -112,6 +112,28 @@ bool isProductTuningEnabled(ProductTuning tuning) {
   return !switchedOff;
 }
 
+/// CGC_CUDA_MATMUL_TUNING as a candidate count, or std::nullopt.
+static std::optional<int> getRequestedCandidates() {
+  static const std::optional<int> requested = []() -> std::optional<int> {
+    const char *value = std::getenv("CGC_CUDA_MATMUL_TUNING");
+    int count = 0;
+    if (!value || llvm::StringRef(value).getAsInteger(10, count) || count < 1 ||
+        count > kMaxRequestedCandidates)
+      return std::nullopt;
+    return count;
+  }();
+  return requested;
+}
+
+int getCandidateLimit(uint64_t multiplyAdds) {
+  if (std::optional<int> requested = getRequestedCandidates())
+    return *requested;
+  return multiplyAdds < kSmallProductMultiplyAdds ? kMaxSmallProductCandidates
+                                                  : kMaxTunedCandidates;
+}
+
+int getCandidateQueryCount() { return getRequestedCandidates().value_or(kMaxTunedCandidates); }
+
 uint64_t getTimedProductCount() { return timedProductCount.load(); }
 
 /// `setup.key` on the calling thread's current device; std::nullopt
@@ -224,9 +246,10 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
   for (const cublasLtMatmulHeuristicResult_t &candidate : candidates)
     if (isUsable(candidate))
       workspaceSize = std::max<uint64_t>(workspaceSize, candidate.workspaceSize);
-  // alpha = 1, beta = 0 in the scale type, from the host or the device.
-  const float floatScalars[2] = {1.0f, 0.0f};
-  const double doubleScalars[2] = {1.0, 0.0};
+  // alpha = 1, beta = 0 (1 when the launches read a C) in the scale type,
+  // from the host or the device.
+  const float floatScalars[2] = {1.0f, setup.readsC ? 1.0f : 0.0f};
+  const double doubleScalars[2] = {1.0, setup.readsC ? 1.0 : 0.0};
   const void *hostScalars =
       setup.doubleScalars ? static_cast<const void *>(doubleScalars) : floatScalars;
   size_t scalarWidth = setup.doubleScalars ? sizeof(double) : sizeof(float);
@@ -237,9 +260,12 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
   void *a = resources.scratch.allocate(setup.aBytes);
   void *b = resources.scratch.allocate(setup.bBytes);
   void *d = resources.scratch.allocate(setup.dBytes);
+  // A C of its own, as the launches pass: C = D could be read and written
+  // by one pass in place, which the real launches do not get.
+  void *c = setup.readsC ? resources.scratch.allocate(setup.dBytes) : d;
   void *bias = setup.biasBytes ? resources.scratch.allocate(setup.biasBytes) : nullptr;
   void *workspace = workspaceSize ? resources.scratch.allocate(workspaceSize) : nullptr;
-  if (!a || !b || !d || (setup.biasBytes && !bias) || (workspaceSize && !workspace)) {
+  if (!a || !b || !d || !c || (setup.biasBytes && !bias) || (workspaceSize && !workspace)) {
     cudaGetLastError();
     return reportUntimed("no memory for the stand-in operands");
   }
@@ -263,15 +289,14 @@ tuneAlgorithm(LtProduct &product, llvm::ArrayRef<cublasLtMatmulHeuristicResult_t
   std::optional<size_t> fastestIndex;
   std::optional<float> fastest, firstTime;
   int timed = 0;
-  int limit = setup.multiplyAdds < kSmallProductMultiplyAdds ? kMaxSmallProductCandidates
-                                                              : kMaxTunedCandidates;
+  int limit = getCandidateLimit(setup.multiplyAdds);
   for (size_t index = 0; index < candidates.size() && timed < limit; ++index) {
     const cublasLtMatmulHeuristicResult_t &candidate = candidates[index];
     if (!isUsable(candidate))
       continue;
     auto launch = [&] {
       return cublasLtMatmul(product.handle->handle, product.operation, alpha, a, product.a, b,
-                            product.b, beta, d, product.c, d, product.c, &candidate.algo,
+                            product.b, beta, c, product.c, d, product.c, &candidate.algo,
                             workspace, workspaceSize, stream) == CUBLAS_STATUS_SUCCESS;
     };
     std::optional<float> time = timeCandidate(resources, launch, fastest);

@@ -51,6 +51,16 @@ constexpr uint64_t kMaxProductWorkspace = 32ull << 20;
 /// CGC_CUDA_MATMUL_TUNING is "0".
 bool isProductTuningEnabled(ProductTuning tuning);
 
+/// The most candidates timed for a product of `multiplyAdds`:
+/// CGC_CUDA_MATMUL_TUNING when it is a count from 1 to
+/// kMaxRequestedCandidates (every product, to search wider at a slower
+/// cold compile), otherwise kMaxTunedCandidates (kMaxSmallProductCandidates
+/// below kSmallProductMultiplyAdds).
+int getCandidateLimit(uint64_t multiplyAdds);
+/// The most candidates any product asks cuBLASLt's heuristic for.
+int getCandidateQueryCount();
+constexpr int kMaxRequestedCandidates = 64;
+
 /// What timing one product's candidates needs beyond its descriptors.
 struct ProductTimingSetup {
   /// Everything that determines the product's algorithm but the device
@@ -63,6 +73,9 @@ struct ProductTimingSetup {
   uint64_t aBytes = 0, bBytes = 0, dBytes = 0;
   /// Bytes of the epilogue's bias vector; 0 without one.
   uint64_t biasBytes = 0;
+  /// The launches read a C of their own (ProductEpilogue::readsC): the
+  /// candidates are timed with a stand-in C of dBytes and beta = 1.
+  bool readsC = false;
   /// M·N·K summed over the batch: the product's size, which bounds how
   /// many candidates are timed.
   uint64_t multiplyAdds = 0;

@@ -278,6 +278,7 @@ static EpiloguePlan planEpilogue(const FusedProduct &fused, bool allowBias, bool
         plan.bias = c;
       } else if (getShape(c) == llvm::ArrayRef<int64_t>(fused.output.shape)) {
         plan.directC = c;
+        plan.library.readsC = true;
         plan.beta = beta;
       } else {
         // Added after the product, so nothing after it may join cuBLASLt.
@@ -310,6 +311,7 @@ static EpiloguePlan planEpilogue(const FusedProduct &fused, bool allowBias, bool
       if (other != current && isDefinitionArgument(fused.definition, other) &&
           getShape(other) == llvm::ArrayRef<int64_t>(fused.output.shape)) {
         plan.directC = other;
+        plan.library.readsC = true;
         plan.beta = 1.0;
         folded.insert(add);
         current = add.getResult();
@@ -707,7 +709,8 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
     if (index > 0) {
       EpiloguePlan smaller = planEpilogue(fused, split.first, split.second);
       if (smaller.library.bias == plan.library.bias &&
-          smaller.library.activation == plan.library.activation)
+          smaller.library.activation == plan.library.activation &&
+          smaller.library.readsC == plan.library.readsC)
         continue;
       plan = std::move(smaller);
       generated = buildGeneratedEpilogue(fused, plan, context);

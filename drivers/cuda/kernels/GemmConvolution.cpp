@@ -181,6 +181,7 @@ GemmEpilogueSplit splitGemmEpilogue(FunctionalDefinitionOp definition,
       split.bias = step.argument;
     } else if (!split.residual && isWholeResult(operand)) {
       split.residual = step.argument;
+      split.library.readsC = true;
     } else {
       break;
     }
@@ -197,6 +198,7 @@ GemmEpilogueSplit splitGemmEpilogue(FunctionalDefinitionOp definition,
 /// Whether two splits give cuBLASLt the same work.
 static bool isSameSplit(const GemmEpilogueSplit &a, const GemmEpilogueSplit &b) {
   return a.library.bias == b.library.bias && a.library.activation == b.library.activation &&
+         a.library.readsC == b.library.readsC &&
          a.bias == b.bias && a.residual == b.residual;
 }
 

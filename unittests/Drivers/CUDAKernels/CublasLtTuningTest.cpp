@@ -5,7 +5,8 @@
 // CGC_CUDA_MATMUL_TUNING says: BERT-base's 128x768x768 float16 product with
 // its bias against the CPU gemm, an attention-shaped strided product against
 // a reference computed here, and the process-wide cache: an identical
-// product reuses the timed choice without timing, a different one times.
+// product reuses the timed choice without timing, a different one times
+// (one adding a C of its own among them).
 // Everything needs a device (skipped without one).
 //
 //===----------------------------------------------------------------------===//
@@ -143,6 +144,50 @@ TEST_F(CublasLtTuningTest, SmallProductTimesFewCandidates) {
   EXPECT_LE(small.product->timedCandidates, kMaxSmallProductCandidates);
 
   expectMatchesCpu(small.product, small.plan, small.op, small.opCase, "small product");
+}
+
+/// A product that adds a C of its own (a residual, beta 1) is timed reading
+/// one, under a key of its own: after the same product without C was timed,
+/// it times again; launched with its C it matches the CPU gemm A·B + C.
+TEST_F(CublasLtTuningTest, ProductReadingCTimesWithIt) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  const int64_t m = 320, n = 264, k = 136;
+  OpCase opCase{"cgc_op.gemm",
+                {tensor({m, k}, DType::F16, -1, 1), tensor({k, n}, DType::F16, -1, 1),
+                 tensor({m, n}, DType::F16, -1, 1)},
+                "",
+                reductionTolerance(DType::F16)};
+  mlir::Operation *op = buildOp(opCase);
+  ASSERT_NE(op, nullptr);
+  ProductPlan plan = makePlan(DType::F16, m, n, k);
+
+  uint64_t before = getTimedProductCount();
+  std::shared_ptr<LtProduct> withoutC = create(op, plan, ProductEpilogue{}, ProductTuning::On);
+  ASSERT_NE(withoutC, nullptr);
+  EXPECT_EQ(getTimedProductCount(), before + 1);
+  ProductEpilogue readsC;
+  readsC.readsC = true;
+  std::shared_ptr<LtProduct> product = create(op, plan, readsC, ProductTuning::On);
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(getTimedProductCount(), before + 2);
+  EXPECT_GE(product->timedCandidates, 1);
+
+  Kernel kernel{[product, plan](const LaunchArgs &args) {
+                  ProductOperands operands;
+                  operands.lhs = args.inputs[0];
+                  operands.rhs = args.inputs[1];
+                  operands.c = args.inputs[2];
+                  operands.output = args.outputs[0];
+                  return enqueueLtProduct(*product, plan, 1.0, 1.0, operands, args.workspace,
+                                          args.stream, "product reading C");
+                },
+                alignWorkspace(product->workspaceSize)};
+  std::vector<HostTensor> inputs = makeInputs(opCase);
+  std::vector<HostTensor> expected = runCpu(op, inputs);
+  std::vector<HostTensor> actual = launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
+  ASSERT_EQ(expected.size(), 1u);
+  ASSERT_EQ(actual.size(), 1u);
+  expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
 }
 
 /// Attention's scores: Q (row-major) times Kᵀ read in place (column-major),
