@@ -1,20 +1,32 @@
 //===- ImplicitGemmConvolution.cpp - few-channel convolutions on tensor cores ===//
 //
 // Blocks of 256 threads are persistent (two a multiprocessor); each takes
-// 64 output channels and loops over tiles of 128 output pixels:
+// 64 output channels and loops over tiles of 128 output pixels of one
+// image:
 //
 //   1. once, it copies its channels' weights (K×R×S×C: each channel's
 //      window is one contiguous row) into shared memory, zero-padded to a
 //      depth of a multiple of 32;
-//   2. per tile and chunk of 32 window elements, each thread stores the 16
-//      elements of one pixel's window it gathered from the input (zeros
-//      for padding) into one of two shared A tiles, and after the barrier
-//      gathers its part of the next chunk (the loads in flight) while each
-//      of the 8 warps multiplies its 32 × 32 part with mma.sync m16n8k16
-//      (ldmatrix fragments, float32 accumulators);
-//   3. each accumulator pair (two neighbouring channels of a pixel) takes
-//      the bias and the chain in float32 and is stored as one 4-byte pair
-//      (element stores where the output is not 4-byte aligned).
+//   2. per tile, the band of input rows its windows cover, padding rows
+//      and columns included as zeros, is copied into shared memory with
+//      16-byte asynchronous copies, the next tile's band while this one's
+//      products run (two band buffers where they fit in
+//      kImplicitGemmMaxSharedBytes, one otherwise);
+//   3. per chunk of 32 window elements, each thread gathers the 16
+//      elements of one pixel's window from the band (which holds the
+//      padding as zeros, so no element is checked)
+//      into one of two shared A tiles, and after the barrier gathers its
+//      part of the next chunk while each of the 8 warps multiplies its
+//      32 × 32 part with mma.sync m16n8k16 (ldmatrix fragments, float32
+//      accumulators);
+//   4. each accumulator pair (two neighbouring channels of a pixel) takes
+//      the bias (read once, before the tiles) and the chain in float32 and
+//      is stored as one 4-byte pair (element stores where the output is not
+//      4-byte aligned).
+//
+// Gathering each window element from global memory instead (the kernel's
+// first form) left ResNet-50's first layer waiting on its loads: 0.55 ms at
+// batch 256 on an H100, four times what its output takes to write.
 //
 // The source is compiled per geometry (every size, stride and padding a
 // constant, and the window's offsets with them; the convolutions it takes
@@ -27,6 +39,8 @@
 #include "DeviceCode.h"
 #include "ElementwiseCodegen.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -42,6 +56,55 @@ constexpr int64_t kTileRows = 128, kTileColumns = 64;
 /// Window elements per gather step.
 constexpr int64_t kChunk = 32;
 
+/// The shared memory of a block: weights, two A tiles, and one or two
+/// bands of input rows (elements).
+struct SharedLayout {
+  int64_t weightElements = 0, tileElements = 0;
+  /// Input rows a tile's windows cover at most (padding rows included);
+  /// where a band row's image elements start (after the left padding,
+  /// rounded up to 16 bytes), its elements, and a band's.
+  int64_t bandRows = 0, rowStart = 0, rowStride = 0, bandElements = 0;
+  int bands = 0;
+
+  int64_t getBytes() const {
+    return 2 * (weightElements + 2 * tileElements + bands * bandElements);
+  }
+};
+
+/// The layout for `g` with a window of `window` elements: two bands where
+/// they fit in kImplicitGemmMaxSharedBytes, otherwise one (bands = 0 where
+/// even one does not).
+SharedLayout getSharedLayout(const ChannelsLastGeometry &g, int64_t window) {
+  SharedLayout layout;
+  int64_t depth = (window + kChunk - 1) / kChunk * kChunk;
+  layout.weightElements = kTileColumns * (depth + 8);
+  layout.tileElements = kTileRows * (kChunk + 8);
+  // The rows of each tile of one image (every image's tiles are alike).
+  int64_t pixels = g.outHeight * g.outWidth;
+  for (int64_t first = 0; first < pixels; first += kTileRows) {
+    int64_t last = std::min(first + kTileRows, pixels) - 1;
+    int64_t top = first / g.outWidth * g.strideHeight - g.padTop;
+    int64_t bottom = last / g.outWidth * g.strideHeight - g.padTop +
+                     (g.kernelHeight - 1) * g.dilationHeight + 1;
+    layout.bandRows = std::max(layout.bandRows, bottom - top);
+  }
+  // The columns read reach from -padLeft to width + (at most) the right
+  // padding, which the output width bounds.
+  int64_t right = std::max<int64_t>(
+      0, (g.outWidth - 1) * g.strideWidth - g.padLeft + (g.kernelWidth - 1) * g.dilationWidth + 1 -
+             g.width);
+  layout.rowStart = (g.padLeft * g.channels + 7) / 8 * 8;
+  layout.rowStride = (layout.rowStart + (g.width + right) * g.channels + 7) / 8 * 8;
+  layout.bandElements = layout.bandRows * layout.rowStride;
+  for (int bands : {2, 1}) {
+    layout.bands = bands;
+    if (layout.getBytes() <= kImplicitGemmMaxSharedBytes)
+      return layout;
+  }
+  layout.bands = 0;
+  return layout;
+}
+
 /// Everything the generated source depends on.
 struct ImplicitGemmSpec {
   DType dtype = DType::F16;
@@ -53,6 +116,7 @@ struct ImplicitGemmSpec {
   llvm::SmallVector<std::array<int64_t, 4>, 4> operandStrides;
   std::string statements;
   bool narrowIndex = true;
+  SharedLayout layout;
 };
 } // namespace
 
@@ -84,6 +148,15 @@ std::optional<std::string> getImplicitGemmRefusal(const FusedConvolutionShape &s
            std::to_string(kImplicitGemmMaxWindow) + ")";
   if (output[3] % 8 != 0)
     return std::to_string(output[3]) + " output channels (it takes multiples of 8)";
+  auto geometry = getChannelsLastGeometry(shape);
+  if (!geometry)
+    return llvm::toString(geometry.takeError());
+  SharedLayout layout = getSharedLayout(*geometry, window);
+  if (layout.bands == 0)
+    return "input rows of " + std::to_string(layout.rowStride) +
+           " elements with their padding: a tile's band of " + std::to_string(layout.bandRows) +
+           " of them does not fit in " + std::to_string(kImplicitGemmMaxSharedBytes / 1024) +
+           " KiB of shared memory beside the weights";
   return std::nullopt;
 }
 
@@ -94,6 +167,7 @@ std::optional<std::string> getImplicitGemmRefusal(const FusedConvolutionShape &s
 /// The source of the kernel `cgc_implicit_gemm`.
 static std::string generateSource(const ImplicitGemmSpec &spec) {
   const ChannelsLastGeometry &g = spec.geometry;
+  const SharedLayout &layout = spec.layout;
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype) << getIndexTypedef(spec.narrowIndex);
@@ -103,28 +177,77 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "constexpr int kStrideH = " << g.strideHeight << ", kStrideW = " << g.strideWidth
      << ", kDilationH = " << g.dilationHeight << ", kDilationW = " << g.dilationWidth
      << ", kPadTop = " << g.padTop << ", kPadLeft = " << g.padLeft << ";\n"
-     << "constexpr cgc_index kH = " << g.height << ", kW = " << g.width
-     << ", kP = " << g.outHeight << ", kQ = " << g.outWidth << ", kK = " << g.outChannels
-     << ", kPixels = " << g.batch * g.outHeight * g.outWidth << ";\n"
+     << "constexpr int kH = " << g.height << ", kW = " << g.width << ", kP = " << g.outHeight
+     << ", kQ = " << g.outWidth << ", kK = " << g.outChannels << ";\n"
+     << "constexpr int kRowElements = kW * kC, kImagePixels = kP * kQ;\n"
      << "constexpr int kWindow = " << spec.window << ", kDepth = " << spec.depth
      << ", kChunk = " << kChunk << ", kChunks = " << spec.depth / kChunk << ";\n"
      << "constexpr int kRows = " << kTileRows << ", kColumns = " << kTileColumns << ";\n"
-     << "constexpr cgc_index kTiles = (kPixels + kRows - 1) / kRows;\n"
-     << "constexpr int kAStride = " << aStride << ", kBStride = " << bStride << ";\n";
+     << "constexpr int kTilesPerImage = (kImagePixels + kRows - 1) / kRows;\n"
+     << "constexpr cgc_index kTiles = (cgc_index)" << g.batch << " * kTilesPerImage;\n"
+     << "constexpr int kAStride = " << aStride << ", kBStride = " << bStride << ";\n"
+     << "constexpr int kBandRows = " << layout.bandRows << ", kRowStart = " << layout.rowStart
+     << ", kRowStride = " << layout.rowStride << ", kBandElements = " << layout.bandElements
+     << ", kBands = " << layout.bands << ";\n";
+
+  // The band of input rows tile `tile` reads: its image, its first pixel
+  // in the image, its first row (negative in the top padding) and how
+  // many.
+  os << "CGC_DEVICE void cgc_band(cgc_index tile, cgc_index &image, int &first, int &top, int "
+        "&rows) {\n"
+     << "  image = tile / kTilesPerImage;\n"
+     << "  first = (int)(tile - image * kTilesPerImage) * kRows;\n"
+     << "  const int last = min(first + kRows, kImagePixels) - 1;\n"
+     << "  top = first / kQ * kStrideH - kPadTop;\n"
+     << "  rows = last / kQ * kStrideH - kPadTop + (kR - 1) * kDilationH + 1 - top;\n"
+     << "}\n";
+  // Zeroes every band row's padding columns, once: the copies write only
+  // the image columns.
+  os << "CGC_DEVICE void cgc_zero_padding(unsigned short *bands) {\n"
+     << "  constexpr int kPadding = kRowStride - kRowElements;\n"
+     << "  for (int i = threadIdx.x; i < kBands * kBandRows * kPadding; i += " << kThreads << ") {\n"
+     << "    const int row = i / kPadding, column = i - row * kPadding;\n"
+     << "    bands[row * kRowStride + (column < kRowStart ? column : column + kRowElements)] = 0;\n"
+     << "  }\n"
+     << "}\n";
+  // Copies a band into shared memory, rows outside the image as zeros:
+  // 16-byte asynchronous copies where rows are whole 16-byte runs and the
+  // input is aligned to them (the caller commits and waits), element
+  // copies otherwise.
+  os << "CGC_DEVICE void cgc_stage(unsigned short *band, const unsigned short *__restrict__ "
+        "input, cgc_index tile, int vector) {\n"
+     << "  cgc_index image;\n"
+     << "  int first, top, rows;\n"
+     << "  cgc_band(tile, image, first, top, rows);\n"
+     << "  const unsigned short *from = input + image * kH * (cgc_index)kRowElements;\n"
+     << "  const int step = kRowElements % 8 == 0 && vector ? 8 : 1;\n"
+     << "  for (int i = threadIdx.x * step; i < rows * kRowElements; i += " << kThreads
+     << " * step) {\n"
+     << "    const int row = i / kRowElements, column = i - row * kRowElements;\n"
+     << "    const int y = top + row;\n"
+     << "    unsigned short *to = band + row * kRowStride + kRowStart + column;\n"
+     << "    if ((unsigned)y >= (unsigned)kH) {\n"
+     << "      for (int e = 0; e < step; ++e)\n"
+     << "        to[e] = 0;\n"
+     << "    } else if (step == 8) {\n"
+     << "      cgc_copy_async(to, from + y * kRowElements + column, 16);\n"
+     << "    } else {\n"
+     << "      *to = from[y * kRowElements + column];\n"
+     << "    }\n"
+     << "  }\n"
+     << "}\n";
 
   // The gather of one thread: 16 window elements [first, first + 16) of
-  // its pixel. Inlined into the unrolled chunk loop, `first` is a constant,
-  // and so is each element's offset.
-  os << "CGC_DEVICE void cgc_gather(unsigned short (&values)[16], const unsigned short "
-        "*__restrict__ input, cgc_index base, const bool (&rowOk)[kR], const bool "
-        "(&columnOk)[kS], int first) {\n"
+  // its pixel from the band. Inlined into the unrolled chunk loop, `first`
+  // is a constant, and so is each element's offset.
+  os << "CGC_DEVICE void cgc_gather(unsigned short (&values)[16], const unsigned short *band, "
+        "int base, int first) {\n"
      << "#pragma unroll\n"
      << "  for (int j = 0; j < 16; ++j) {\n"
      << "    const int k = first + j;\n"
      << "    const int r = k / (kS * kC), s = k / kC % kS, c = k % kC;\n"
-     << "    values[j] = k < kWindow && rowOk[r < kR ? r : 0] && columnOk[s] ?\n"
-     << "        input[base + ((cgc_index)r * kDilationH * kW + (cgc_index)s * kDilationW) * kC + "
-        "c] : (unsigned short)0;\n"
+     << "    values[j] = k < kWindow ? band[base + r * kDilationH * kRowStride + s * kDilationW * "
+        "kC + c] : (unsigned short)0;\n"
      << "  }\n"
      << "}\n";
 
@@ -132,16 +255,16 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
   // offsets for the element's pixel and channel.
   size_t operandCount = spec.operandStrides.size();
   std::string storage = getStorageType(spec.dtype);
+  // An operand that varies along channels only (a bias) is read once per
+  // thread before the tiles, for the 8 channels the thread stores.
+  auto isPerChannel = [&](size_t index) {
+    const std::array<int64_t, 4> &strides = spec.operandStrides[index];
+    return strides[0] == 0 && strides[1] == 0 && strides[2] == 0;
+  };
   os << "CGC_DEVICE float cgc_epilogue(float v";
   for (size_t index = 0; index < operandCount; ++index)
-    os << ", const " << storage << " *__restrict__ operand" << index + 1 << ", cgc_index at"
-       << index + 1;
+    os << ", float x" << index + 1;
   os << ") {\n";
-  for (size_t index = 0; index < operandCount; ++index) {
-    std::string k = std::to_string(index + 1);
-    os << "  const float x" << k << " = " << loadValue(spec.dtype, "operand" + k + "[at" + k + "]")
-       << ";\n";
-  }
   os << "  " << spec.statements << "\n"
      << "  return v;\n"
      << "}\n";
@@ -151,9 +274,11 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
         "const unsigned short *__restrict__ weight, ";
   for (size_t operand = 0; operand < operandCount; ++operand)
     os << "const " << storage << " *__restrict__ operand" << operand + 1 << ", ";
-  os << "unsigned short *__restrict__ output, int aligned) {\n"
-     << "  __shared__ __align__(16) unsigned short b[kColumns * kBStride];\n"
-     << "  __shared__ __align__(16) unsigned short a[2][kRows * kAStride];\n"
+  os << "unsigned short *__restrict__ output, int aligned, int vector) {\n"
+     << "  extern __shared__ __align__(16) unsigned short shared[];\n"
+     << "  unsigned short *b = shared;\n"
+     << "  unsigned short *tiles = b + kColumns * kBStride;\n"
+     << "  unsigned short *bands = tiles + 2 * kRows * kAStride;\n"
      << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
      << "  const int channel0 = blockIdx.y * kColumns;\n"
      // 1. The block's weights, once: the block then loops over pixel tiles.
@@ -166,21 +291,57 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      // (a warp-uniform choice), each thread for one pixel.
      << "  const int gatherRow = (warp & 3) * 32 + lane;\n"
      << "  const bool secondHalf = warp >= 4;\n"
-     << "  const int warpRow = (warp & 3) * 32, warpColumn = (warp >> 2) * 32;\n"
-     << "  for (cgc_index tile = blockIdx.x; tile < kTiles; tile += gridDim.x) {\n"
-     << "    const cgc_index pixel0 = tile * kRows;\n"
-     << "    const cgc_index pixel = pixel0 + gatherRow;\n"
-     << "    const bool live = pixel < kPixels;\n"
-     << "    const cgc_index q = pixel % kQ, rest = pixel / kQ, p = rest % kP, image = rest / kP;\n"
-     << "    const int top = (int)p * kStrideH - kPadTop, left = (int)q * kStrideW - kPadLeft;\n"
-     << "    bool rowOk[kR], columnOk[kS];\n"
-     << "#pragma unroll\n"
-     << "    for (int r = 0; r < kR; ++r)\n"
-     << "      rowOk[r] = live && (unsigned)(top + r * kDilationH) < (unsigned)kH;\n"
-     << "#pragma unroll\n"
-     << "    for (int s = 0; s < kS; ++s)\n"
-     << "      columnOk[s] = (unsigned)(left + s * kDilationW) < (unsigned)kW;\n"
-     << "    const cgc_index base = ((image * kH + top) * kW + left) * kC;\n"
+     << "  const int warpRow = (warp & 3) * 32, warpColumn = (warp >> 2) * 32;\n";
+  for (size_t index = 0; index < operandCount; ++index) {
+    if (!isPerChannel(index))
+      continue;
+    std::string k = std::to_string(index + 1);
+    os << "  float channel" << k << "[4][2];\n"
+       << "#pragma unroll\n"
+       << "  for (int n = 0; n < 4; ++n)\n"
+       << "#pragma unroll\n"
+       << "    for (int l = 0; l < 2; ++l) {\n"
+       << "      const int channel = channel0 + warpColumn + n * 8 + (lane & 3) * 2 + l;\n"
+       << "      channel" << k << "[n][l] = channel < kK ? "
+       << loadValue(spec.dtype, "operand" + k + "[channel * (cgc_index)" +
+                                    std::to_string(spec.operandStrides[index][3]) + "]")
+       << " : 0.0f;\n"
+       << "    }\n";
+  }
+  os
+     // 2. With two bands, the first tile's is copied before the loop and
+     // each tile's next during its products.
+     << "  cgc_zero_padding(bands);\n"
+     << "  if (kBands == 2 && blockIdx.x < kTiles)\n"
+     << "    cgc_stage(bands, input, blockIdx.x, vector);\n"
+     << "  cgc_copy_commit();\n"
+     << "  int iteration = 0;\n"
+     << "  for (cgc_index tile = blockIdx.x; tile < kTiles; tile += gridDim.x, ++iteration) {\n"
+     << "    unsigned short *band = bands + (kBands == 2 ? (iteration & 1) * kBandElements : 0);\n"
+     << "    if (kBands == 1) {\n"
+     // The previous tile's gathers read the one band.
+     << "      __syncthreads();\n"
+     << "      cgc_stage(band, input, tile, vector);\n"
+     << "      cgc_copy_commit();\n"
+     << "    }\n"
+     << "    cgc_copy_wait();\n"
+     // The band is complete, and every warp is past the previous tile (its
+     // products read a[0] or a[1], its gathers the other band).
+     << "    __syncthreads();\n"
+     << "    if (kBands == 2 && tile + gridDim.x < kTiles)\n"
+     << "      cgc_stage(bands + ((iteration + 1) & 1) * kBandElements, input, tile + gridDim.x, "
+        "vector);\n"
+     << "    cgc_copy_commit();\n"
+     << "    cgc_index image;\n"
+     << "    int first, bandTop, bandRows;\n"
+     << "    cgc_band(tile, image, first, bandTop, bandRows);\n"
+     << "    const int pixel = first + gatherRow;\n"
+     << "    const bool live = pixel < kImagePixels;\n"
+     << "    const int q = pixel % kQ, p = pixel / kQ;\n"
+     << "    const int top = p * kStrideH - kPadTop, left = q * kStrideW - kPadLeft;\n"
+     // A pixel past the image's last reads the band's start (its sums are
+     // not stored).
+     << "    const int base = live ? (top - bandTop) * kRowStride + kRowStart + left * kC : 0;\n"
      << "    float accumulators[2][4][4];\n"
      << "#pragma unroll\n"
      << "    for (int m = 0; m < 2; ++m)\n"
@@ -191,18 +352,15 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "          accumulators[m][n][e] = 0.0f;\n"
      << "    unsigned short values[16];\n"
      << "    if (secondHalf)\n"
-     << "      cgc_gather(values, input, base, rowOk, columnOk, 16);\n"
+     << "      cgc_gather(values, band, base, 16);\n"
      << "    else\n"
-     << "      cgc_gather(values, input, base, rowOk, columnOk, 0);\n"
-     // The previous tile's last products read a[0] or a[1]: wait for them.
-     << "    __syncthreads();\n"
-     // 2. Chunk by chunk: store the gathered values, barrier, gather the
-     // next chunk (its loads in flight during the products), products. The
-     // A tile alternates between two buffers, so one barrier a chunk
-     // suffices.
+     << "      cgc_gather(values, band, base, 0);\n"
+     // 3. Chunk by chunk: store the gathered values, barrier, gather the
+     // next chunk, products. The A tile alternates between two buffers, so
+     // one barrier a chunk suffices.
      << "#pragma unroll\n"
      << "    for (int chunk = 0; chunk < kChunks; ++chunk) {\n"
-     << "      unsigned short *tileA = a[chunk & 1];\n"
+     << "      unsigned short *tileA = tiles + (chunk & 1) * kRows * kAStride;\n"
      << "      uint4 *to = (uint4 *)(tileA + gatherRow * kAStride + (secondHalf ? 16 : 0));\n"
      << "      to[0] = make_uint4(values[0] | (unsigned)values[1] << 16, values[2] | "
         "(unsigned)values[3] << 16, values[4] | (unsigned)values[5] << 16, values[6] | "
@@ -213,9 +371,9 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "      __syncthreads();\n"
      << "      if (chunk + 1 < kChunks) {\n"
      << "        if (secondHalf)\n"
-     << "          cgc_gather(values, input, base, rowOk, columnOk, (chunk + 1) * kChunk + 16);\n"
+     << "          cgc_gather(values, band, base, (chunk + 1) * kChunk + 16);\n"
      << "        else\n"
-     << "          cgc_gather(values, input, base, rowOk, columnOk, (chunk + 1) * kChunk);\n"
+     << "          cgc_gather(values, band, base, (chunk + 1) * kChunk);\n"
      << "      }\n"
      << "#pragma unroll\n"
      << "      for (int step = 0; step < kChunk / 16; ++step) {\n"
@@ -236,21 +394,21 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
         "weights[n >> 1][(n & 1) * 2 + 1]);\n"
      << "      }\n"
      << "    }\n"
-     // 3. The epilogue from the accumulators: each holds two neighbouring
+     // 4. The epilogue from the accumulators: each holds two neighbouring
      // channels of a pixel, stored as one 4-byte pair.
      << "#pragma unroll\n"
      << "    for (int m = 0; m < 2; ++m)\n"
      << "#pragma unroll\n"
      << "      for (int half = 0; half < 2; ++half) {\n"
-     << "        const cgc_index pixel = pixel0 + warpRow + m * 16 + half * 8 + (lane >> 2);\n"
-     << "        if (pixel >= kPixels)\n"
-     << "          continue;\n";
-  if (operandCount)
-    os << "        const cgc_index q = pixel % kQ, rest = pixel / kQ, p = rest % kP, image = "
-          "rest / kP;\n";
+     << "        const int local = first + warpRow + m * 16 + half * 8 + (lane >> 2);\n"
+     << "        if (local >= kImagePixels)\n"
+     << "          continue;\n"
+     << "        const cgc_index pixel = image * kImagePixels + local;\n";
+  if (!llvm::all_of(llvm::seq(operandCount), isPerChannel))
+    os << "        const int q = local % kQ, p = local / kQ;\n";
   os << "#pragma unroll\n"
      << "        for (int n = 0; n < 4; ++n) {\n"
-     << "          const cgc_index channel = channel0 + warpColumn + n * 8 + (lane & 3) * 2;\n"
+     << "          const int channel = channel0 + warpColumn + n * 8 + (lane & 3) * 2;\n"
      << "          if (channel >= kK)\n"
      << "            continue;\n"
      << "          float pair[2];\n"
@@ -258,10 +416,18 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "          for (int l = 0; l < 2; ++l)\n"
      << "            pair[l] = cgc_epilogue(accumulators[m][n][half * 2 + l]";
   for (size_t index = 0; index < operandCount; ++index) {
+    std::string k = std::to_string(index + 1);
+    if (isPerChannel(index)) {
+      os << ", channel" << k << "[n][l]";
+      continue;
+    }
     const std::array<int64_t, 4> &strides = spec.operandStrides[index];
-    os << ", operand" << index + 1 << ", image * (cgc_index)" << strides[0]
-       << " + p * (cgc_index)" << strides[1] << " + q * (cgc_index)" << strides[2]
-       << " + (channel + l) * (cgc_index)" << strides[3];
+    os << ", "
+       << loadValue(spec.dtype, "operand" + k + "[image * (cgc_index)" +
+                                    std::to_string(strides[0]) + " + p * (cgc_index)" +
+                                    std::to_string(strides[1]) + " + q * (cgc_index)" +
+                                    std::to_string(strides[2]) + " + (channel + l) * (cgc_index)" +
+                                    std::to_string(strides[3]) + "]");
   }
   os << ");\n"
      << "          const unsigned short low = " << storeValue(spec.dtype, "pair[0]")
@@ -308,12 +474,11 @@ llvm::Expected<Kernel> buildImplicitGemmConvolution(FunctionalDefinitionOp defin
   spec.window = geometry->kernelHeight * geometry->kernelWidth * geometry->channels;
   spec.depth = (spec.window + kChunk - 1) / kChunk * kChunk;
   spec.statements = epilogue->statements;
-  // Offsets are 32-bit when every tensor's elements (and the input offsets
-  // of padding windows, a row and a column beyond it) fit in 30 bits.
+  spec.layout = getSharedLayout(*geometry, spec.window);
+  // Offsets are 32-bit when every tensor's elements fit in 30 bits.
   constexpr int64_t kNarrowLimit = int64_t(1) << 30;
-  int64_t largest = std::max(shape.plan.input.getNumElements() +
-                                 (geometry->width + 1) * geometry->channels * geometry->kernelHeight,
-                             shape.plan.output.getNumElements());
+  int64_t largest =
+      std::max(shape.plan.input.getNumElements(), shape.plan.output.getNumElements());
   llvm::SmallVector<unsigned, 4> operandArguments;
   for (const EpilogueOperand &operand : epilogue->operands) {
     largest = std::max(largest, getNumElements(operand.shape));
@@ -328,6 +493,21 @@ llvm::Expected<Kernel> buildImplicitGemmConvolution(FunctionalDefinitionOp defin
       context.getFunction(shape.conv, generateSource(spec), "cgc_implicit_gemm");
   if (!function)
     return inFusedConvolution(definition, function.takeError());
+  size_t sharedBytes = static_cast<size_t>(spec.layout.getBytes());
+  if (context.hasDevice()) {
+    cudaError_t status =
+        cudaFuncSetAttribute(reinterpret_cast<const void *>(function->kernel),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(sharedBytes));
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      return makeFusedError(definition, kConvolutionFamily,
+                            "the implicit-GEMM kernel cannot have " +
+                                std::to_string(sharedBytes) +
+                                " bytes of shared memory: cudaFuncSetAttribute: " +
+                                cudaGetErrorString(status));
+    }
+  }
 
   int64_t pixels = geometry->batch * geometry->outHeight * geometry->outWidth;
   // Persistent blocks: two a multiprocessor (the launch bound), each
@@ -339,20 +519,23 @@ llvm::Expected<Kernel> buildImplicitGemmConvolution(FunctionalDefinitionOp defin
             static_cast<unsigned>(columnBlocks));
   unsigned input = shape.input, weight = shape.weight;
   std::string name = ("@" + definition.getSymName() + ": fused convolution (implicit GEMM)").str();
-  auto launch = [function = *function, grid, operandArguments, input, weight,
-                 name](const LaunchArgs &args) -> std::string {
+  auto launch = [function = *function, grid, operandArguments, input, weight, name,
+                 sharedBytes](const LaunchArgs &args) -> std::string {
     llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
     for (unsigned argument : operandArguments)
       pointers.push_back(args.inputs[argument]);
     void *output = args.outputs[0];
     int aligned = reinterpret_cast<uintptr_t>(output) % 4 == 0 ? 1 : 0;
+    // The bands' 16-byte copies need a 16-byte aligned input.
+    int vector = reinterpret_cast<uintptr_t>(pointers[0]) % 16 == 0 ? 1 : 0;
     llvm::SmallVector<void *, 12> arguments;
     for (const void *&pointer : pointers)
       arguments.push_back(&pointer);
     arguments.push_back(&output);
     arguments.push_back(&aligned);
+    arguments.push_back(&vector);
     cudaError_t error =
-        function.launch(grid, dim3(kThreads), arguments.data(), 0, args.stream);
+        function.launch(grid, dim3(kThreads), arguments.data(), sharedBytes, args.stream);
     return error == cudaSuccess ? std::string()
                                 : describeLaunchFailure(name, "cudaLaunchKernel", error);
   };

@@ -26,17 +26,22 @@
 namespace cgc::cuda {
 
 /// The most input channels the kernel takes, and the most window elements
-/// (R·S·C): the block's weights stay in shared memory, beside two A tiles,
-/// within the 48 KiB a block has without opting in.
+/// (R·S·C): the block's weights stay in shared memory, beside two A tiles
+/// and the band of input rows a tile reads.
 constexpr int64_t kImplicitGemmMaxChannels = 8;
 constexpr int64_t kImplicitGemmMaxWindow = 192;
+/// The most shared memory a block takes (opted in): what every device of
+/// compute capability 8.0 and later grants a block.
+constexpr int64_t kImplicitGemmMaxSharedBytes = 96 * 1024;
 
 /// Why the implicit-GEMM kernel does not run `shape` on a device of compute
 /// capability `computeMajor`.x, or std::nullopt when it does: it takes the
 /// channels-last form of a 2-D convolution of one group, float16 or
 /// bfloat16 (tensor cores, compute capability 8.0 and later), at most
 /// kImplicitGemmMaxChannels input channels, windows of at most
-/// kImplicitGemmMaxWindow elements and a multiple of 8 output channels.
+/// kImplicitGemmMaxWindow elements, a multiple of 8 output channels, and
+/// input rows few and short enough that the band a tile of output pixels
+/// reads fits in shared memory (kImplicitGemmMaxSharedBytes).
 std::optional<std::string> getImplicitGemmRefusal(const FusedConvolutionShape &shape,
                                                   int computeMajor);
 

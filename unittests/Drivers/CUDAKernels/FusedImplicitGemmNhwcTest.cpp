@@ -7,7 +7,9 @@
 // the kernel's tiling and gather: one input channel, eight (a 4×6 window of
 // 192 elements, the most), dilated windows, a residual add,
 // output channels that fill two column blocks and part of a third, pixel
-// counts that end inside a block, no bias; in float16 and bfloat16. On a
+// counts that end inside a block, no bias, rows whose bands are copied
+// element by element (not whole 16-byte runs), more tiles than persistent
+// blocks, one band buffer where two do not fit; in float16 and bfloat16. On a
 // device each case runs down the kernel forced (directly and through graph
 // capture) and as the driver chooses, and with buffers misaligned for
 // vectors; without one, each case compiles and the refusals are checked.
@@ -64,6 +66,15 @@ std::vector<NhwcCase> implicitCases() {
       // 8 output channels, an unpadded window reading the image's edge.
       {"implicit_narrow", {3, 7, 9, 2}, {8, 2, 3, 2}, padded({1, 2}, {0, 0}, {0, 0}), true,
        {kRelu6}},
+      // ResNet-50's first layer at full size: 98 tiles an image, some
+      // reaching into three output rows; 392 tiles, more than a device's
+      // persistent blocks, so blocks go on to further tiles and bands.
+      {"implicit_resnet_stem_full", {4, 224, 224, 3}, {64, 7, 7, 3},
+       padded({2, 2}, {3, 3}, {3, 3}), true, {kRelu}},
+      // Rows so long that only one band fits beside the weights and A
+      // tiles (two would take 100 KiB): copied after each tile's barrier.
+      {"implicit_one_band", {1, 40, 1600, 3}, {64, 3, 3, 3}, padded({1, 1}, {1, 1}, {1, 1}),
+       true, {kRelu}},
   };
 }
 
@@ -128,6 +139,8 @@ TEST_F(FusedImplicitGemmNhwcTest, RefusesOtherConvolutions) {
   NhwcCase grouped{"grouped", {1, 6, 6, 4}, {8, 3, 3, 2}, padded({1, 1}, {1, 1}, {1, 1}), true,
                    {}};
   grouped.window.groups = 2;
+  NhwcCase longRows{"long_rows", {1, 8, 4000, 8}, {16, 3, 3, 8}, padded({1, 1}, {1, 1}, {1, 1}),
+                    true, {}};
   NhwcCase stem = implicitCases()[0];
   struct Refused {
     DefinitionCase definition;
@@ -141,6 +154,9 @@ TEST_F(FusedImplicitGemmNhwcTest, RefusesOtherConvolutions) {
       {makeNhwcDefinition(oddOutputs, DType::F16), 9,
        "12 output channels (it takes multiples of 8)"},
       {makeNhwcDefinition(grouped, DType::F16), 9, "it has 2 groups"},
+      {makeNhwcDefinition(longRows, DType::F16), 9,
+       "input rows of 32016 elements with their padding: a tile's band of 4 of them does not "
+       "fit in 96 KiB of shared memory beside the weights"},
       {makeNhwcDefinition(stem, DType::F32), 9,
        "element type float32 (tensor cores take float16 and bfloat16)"},
       {makeNhwcDefinition(stem, DType::F16), 7,
