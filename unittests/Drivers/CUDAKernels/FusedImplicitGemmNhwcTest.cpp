@@ -67,9 +67,10 @@ std::vector<NhwcCase> implicitCases() {
       {"implicit_narrow", {3, 7, 9, 2}, {8, 2, 3, 2}, padded({1, 2}, {0, 0}, {0, 0}), true,
        {kRelu6}},
       // ResNet-50's first layer at full size: 98 tiles an image, some
-      // reaching into three output rows; 392 tiles, more than a device's
-      // persistent blocks, so blocks go on to further tiles and bands.
-      {"implicit_resnet_stem_full", {4, 224, 224, 3}, {64, 7, 7, 3},
+      // reaching into three output rows; 588 tiles, more than a device's
+      // persistent blocks (264 on an H100), so blocks go on to further
+      // tiles and bands.
+      {"implicit_resnet_stem_full", {6, 224, 224, 3}, {64, 7, 7, 3},
        padded({2, 2}, {3, 3}, {3, 3}), true, {kRelu}},
       // Rows so long that only one band fits beside the weights and A
       // tiles (two would take 100 KiB): copied after each tile's barrier.
