@@ -70,18 +70,23 @@ public:
             reductionTolerance(DType::F16)};
   }
 
-  /// `product` (of `plan`, its bias in the epilogue) launched on `op`'s
-  /// inputs against the CPU kernel of `opCase`.
+  /// What the gemm's third input is to cuBLASLt.
+  enum class Third { Bias, C };
+
+  /// `product` (of `plan`) launched on `op`'s inputs against the CPU kernel
+  /// of `opCase`: the third input is the epilogue's bias, or cuBLASLt's C
+  /// read with beta 1.
   void expectMatchesCpu(const std::shared_ptr<LtProduct> &product, const ProductPlan &plan,
-                        mlir::Operation *op, const OpCase &opCase, const char *what) {
-    Kernel kernel{[product, plan, what](const LaunchArgs &args) {
+                        mlir::Operation *op, const OpCase &opCase, const char *what,
+                        Third third = Third::Bias) {
+    Kernel kernel{[product, plan, what, third](const LaunchArgs &args) {
                     ProductOperands operands;
                     operands.lhs = args.inputs[0];
                     operands.rhs = args.inputs[1];
-                    operands.bias = args.inputs[2];
+                    (third == Third::Bias ? operands.bias : operands.c) = args.inputs[2];
                     operands.output = args.outputs[0];
-                    return enqueueLtProduct(*product, plan, 1.0, 0.0, operands, args.workspace,
-                                            args.stream, what);
+                    return enqueueLtProduct(*product, plan, 1.0, third == Third::C ? 1.0 : 0.0,
+                                            operands, args.workspace, args.stream, what);
                   },
                   alignWorkspace(product->workspaceSize)};
     std::vector<HostTensor> inputs = makeInputs(opCase);
@@ -172,22 +177,7 @@ TEST_F(CublasLtTuningTest, ProductReadingCTimesWithIt) {
   EXPECT_EQ(getTimedProductCount(), before + 2);
   EXPECT_GE(product->timedCandidates, 1);
 
-  Kernel kernel{[product, plan](const LaunchArgs &args) {
-                  ProductOperands operands;
-                  operands.lhs = args.inputs[0];
-                  operands.rhs = args.inputs[1];
-                  operands.c = args.inputs[2];
-                  operands.output = args.outputs[0];
-                  return enqueueLtProduct(*product, plan, 1.0, 1.0, operands, args.workspace,
-                                          args.stream, "product reading C");
-                },
-                alignWorkspace(product->workspaceSize)};
-  std::vector<HostTensor> inputs = makeInputs(opCase);
-  std::vector<HostTensor> expected = runCpu(op, inputs);
-  std::vector<HostTensor> actual = launchOnCuda(kernel, inputs, makeOutputs(op->getResultTypes()));
-  ASSERT_EQ(expected.size(), 1u);
-  ASSERT_EQ(actual.size(), 1u);
-  expectClose(actual[0], expected[0], opCase.tolerance, opCase.describe());
+  expectMatchesCpu(product, plan, op, opCase, "product reading C", Third::C);
 }
 
 /// Attention's scores: Q (row-major) times Kᵀ read in place (column-major),
