@@ -12,11 +12,12 @@
 //      16-byte asynchronous copies, the next tile's band while this one's
 //      products run (two band buffers where they fit in
 //      kImplicitGemmMaxSharedBytes, one otherwise);
-//   3. per chunk of 32 window elements, each thread gathers the 16
-//      elements of one pixel's window from the band (which holds the
-//      padding as zeros, so no element is checked)
-//      into one of two shared A tiles, and after the barrier gathers its
-//      part of the next chunk while each of the 8 warps multiplies its
+//   3. per chunk of 32 window elements, each thread of warps 0-3 gathers
+//      the chunk of one pixel's window from the band (which holds the
+//      padding as zeros, so no element is checked; every offset a literal,
+//      pairs of elements read as one word where windows start at one
+//      parity) into one of two shared A tiles, and after the barrier
+//      gathers the next chunk while each of the 8 warps multiplies its
 //      32 × 32 part with mma.sync m16n8k16 (ldmatrix fragments, float32
 //      accumulators);
 //   4. each accumulator pair (two neighbouring channels of a pixel) takes
@@ -164,6 +165,61 @@ std::optional<std::string> getImplicitGemmRefusal(const FusedConvolutionShape &s
 // The source
 //===----------------------------------------------------------------------===//
 
+/// Writes `cgc_gather`: one thread's 32 window elements of chunk `chunk`
+/// (a constant once the chunk loop is unrolled) for the pixel whose window
+/// starts at `window` in the band, as 16 words of two elements, the lower
+/// first; elements past the window are zeros. Every offset is a literal.
+/// Where windows start an even number of elements apart (a stride times
+/// the channels even), each window starts at an element of one parity,
+/// known here, and two neighbouring elements are one 32-bit read (two
+/// realigned by a byte permutation where they straddle a word); otherwise
+/// each element is a read of its own.
+static void writeGather(llvm::raw_ostream &os, const ImplicitGemmSpec &spec) {
+  const ChannelsLastGeometry &g = spec.geometry;
+  const SharedLayout &layout = spec.layout;
+  // The band offset of window element k from the window's start; -1 past
+  // the window.
+  auto offset = [&](int64_t k) -> int64_t {
+    if (k >= spec.window)
+      return -1;
+    int64_t r = k / (g.kernelWidth * g.channels), s = k / g.channels % g.kernelWidth,
+            c = k % g.channels;
+    return r * g.dilationHeight * layout.rowStride + s * g.dilationWidth * g.channels + c;
+  };
+  // Rows start at even offsets (the row stride is a multiple of 8), so a
+  // window's parity is that of its column's start.
+  bool wordReads = g.strideWidth * g.channels % 2 == 0;
+  int64_t parity = (layout.rowStart - g.padLeft * g.channels) & 1;
+  auto element = [](int64_t at) {
+    return at < 0 ? std::string("0u") : "(unsigned int)window[" + std::to_string(at) + "]";
+  };
+  auto word = [](int64_t at) { return "cgc_word(window + " + std::to_string(at) + ")"; };
+  os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
+     << "  return *(const unsigned int *)at;\n"
+     << "}\n"
+     << "CGC_DEVICE void cgc_gather(unsigned int (&words)[16], const unsigned short *window, "
+        "int chunk) {\n";
+  for (int64_t chunk = 0; chunk < spec.depth / kChunk; ++chunk) {
+    os << "  " << (chunk == 0 ? "" : "else ") << "if (chunk == " << chunk << ") {\n";
+    for (int64_t pair = 0; pair < kChunk / 2; ++pair) {
+      int64_t low = offset(chunk * kChunk + 2 * pair);
+      int64_t high = offset(chunk * kChunk + 2 * pair + 1);
+      os << "    words[" << pair << "] = ";
+      if (low < 0)
+        os << "0u";
+      else if (wordReads && high == low + 1 && (parity + low) % 2 == 0)
+        os << word(low);
+      else if (wordReads && high == low + 1)
+        os << "__byte_perm(" << word(low - 1) << ", " << word(low + 1) << ", 0x5432)";
+      else
+        os << element(low) << " | " << element(high) << " << 16";
+      os << ";\n";
+    }
+    os << "  }\n";
+  }
+  os << "}\n";
+}
+
 /// The source of the kernel `cgc_implicit_gemm`.
 static std::string generateSource(const ImplicitGemmSpec &spec) {
   const ChannelsLastGeometry &g = spec.geometry;
@@ -237,19 +293,7 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "  }\n"
      << "}\n";
 
-  // The gather of one thread: 16 window elements [first, first + 16) of
-  // its pixel from the band. Inlined into the unrolled chunk loop, `first`
-  // is a constant, and so is each element's offset.
-  os << "CGC_DEVICE void cgc_gather(unsigned short (&values)[16], const unsigned short *band, "
-        "int base, int first) {\n"
-     << "#pragma unroll\n"
-     << "  for (int j = 0; j < 16; ++j) {\n"
-     << "    const int k = first + j;\n"
-     << "    const int r = k / (kS * kC), s = k / kC % kS, c = k % kC;\n"
-     << "    values[j] = k < kWindow ? band[base + r * kDilationH * kRowStride + s * kDilationW * "
-        "kC + c] : (unsigned short)0;\n"
-     << "  }\n"
-     << "}\n";
+  writeGather(os, spec);
 
   // The epilogue of one element: its sum `v`, the operands read at their
   // offsets for the element's pixel and channel.
@@ -287,10 +331,10 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "    b[n * kBStride + k] = channel0 + n < kK && k < kWindow ?\n"
      << "        weight[(cgc_index)(channel0 + n) * kWindow + k] : (unsigned short)0;\n"
      << "  }\n"
-     // Warps 0-3 gather the first half of each chunk, warps 4-7 the second
-     // (a warp-uniform choice), each thread for one pixel.
+     // Warps 0-3 gather each chunk, a thread a pixel's 32 elements; their
+     // schedulers' other warp (4-7) only multiplies.
      << "  const int gatherRow = (warp & 3) * 32 + lane;\n"
-     << "  const bool secondHalf = warp >= 4;\n"
+     << "  const bool gathers = warp < 4;\n"
      << "  const int warpRow = (warp & 3) * 32, warpColumn = (warp >> 2) * 32;\n";
   for (size_t index = 0; index < operandCount; ++index) {
     if (!isPerChannel(index))
@@ -335,13 +379,13 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "    cgc_index image;\n"
      << "    int first, bandTop, bandRows;\n"
      << "    cgc_band(tile, image, first, bandTop, bandRows);\n"
-     << "    const int pixel = first + gatherRow;\n"
-     << "    const bool live = pixel < kImagePixels;\n"
+     // A pixel past the image's last reads the last one's window (its sums
+     // are not stored).
+     << "    const int pixel = min(first + gatherRow, kImagePixels - 1);\n"
      << "    const int q = pixel % kQ, p = pixel / kQ;\n"
      << "    const int top = p * kStrideH - kPadTop, left = q * kStrideW - kPadLeft;\n"
-     // A pixel past the image's last reads the band's start (its sums are
-     // not stored).
-     << "    const int base = live ? (top - bandTop) * kRowStride + kRowStart + left * kC : 0;\n"
+     << "    const unsigned short *window =\n"
+     << "        band + (top - bandTop) * kRowStride + kRowStart + left * kC;\n"
      << "    float accumulators[2][4][4];\n"
      << "#pragma unroll\n"
      << "    for (int m = 0; m < 2; ++m)\n"
@@ -350,31 +394,25 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
      << "#pragma unroll\n"
      << "        for (int e = 0; e < 4; ++e)\n"
      << "          accumulators[m][n][e] = 0.0f;\n"
-     << "    unsigned short values[16];\n"
-     << "    if (secondHalf)\n"
-     << "      cgc_gather(values, band, base, 16);\n"
-     << "    else\n"
-     << "      cgc_gather(values, band, base, 0);\n"
-     // 3. Chunk by chunk: store the gathered values, barrier, gather the
+     << "    unsigned int words[16];\n"
+     << "    if (gathers)\n"
+     << "      cgc_gather(words, window, 0);\n"
+     // 3. Chunk by chunk: store the gathered words, barrier, gather the
      // next chunk, products. The A tile alternates between two buffers, so
      // one barrier a chunk suffices.
      << "#pragma unroll\n"
      << "    for (int chunk = 0; chunk < kChunks; ++chunk) {\n"
      << "      unsigned short *tileA = tiles + (chunk & 1) * kRows * kAStride;\n"
-     << "      uint4 *to = (uint4 *)(tileA + gatherRow * kAStride + (secondHalf ? 16 : 0));\n"
-     << "      to[0] = make_uint4(values[0] | (unsigned)values[1] << 16, values[2] | "
-        "(unsigned)values[3] << 16, values[4] | (unsigned)values[5] << 16, values[6] | "
-        "(unsigned)values[7] << 16);\n"
-     << "      to[1] = make_uint4(values[8] | (unsigned)values[9] << 16, values[10] | "
-        "(unsigned)values[11] << 16, values[12] | (unsigned)values[13] << 16, values[14] | "
-        "(unsigned)values[15] << 16);\n"
-     << "      __syncthreads();\n"
-     << "      if (chunk + 1 < kChunks) {\n"
-     << "        if (secondHalf)\n"
-     << "          cgc_gather(values, band, base, (chunk + 1) * kChunk + 16);\n"
-     << "        else\n"
-     << "          cgc_gather(values, band, base, (chunk + 1) * kChunk);\n"
+     << "      if (gathers) {\n"
+     << "        uint4 *to = (uint4 *)(tileA + gatherRow * kAStride);\n"
+     << "#pragma unroll\n"
+     << "        for (int i = 0; i < 4; ++i)\n"
+     << "          to[i] = make_uint4(words[4 * i], words[4 * i + 1], words[4 * i + 2], "
+        "words[4 * i + 3]);\n"
      << "      }\n"
+     << "      __syncthreads();\n"
+     << "      if (gathers && chunk + 1 < kChunks)\n"
+     << "        cgc_gather(words, window, chunk + 1);\n"
      << "#pragma unroll\n"
      << "      for (int step = 0; step < kChunk / 16; ++step) {\n"
      << "        unsigned int fragments[2][4], weights[2][4];\n"
