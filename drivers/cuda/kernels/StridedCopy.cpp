@@ -19,6 +19,12 @@
 // The remaining dimensions are batches: grid z, looping past 65535 (and
 // grid y likewise for the rows).
 //
+// The interleave kernel is the transpose whose columns are too few for a
+// tile (NCHW -> NHWC of 3 channels): each thread reads its row's columns,
+// each read coalesced across the warp, and writes them side by side; their
+// count is a constant of the source, so the reads are all in flight at
+// once.
+//
 // Indices are 32-bit when every offset fits (cheaper divisions), as in
 // ElementwiseCodegen.cpp.
 //
@@ -52,11 +58,13 @@ struct CopyLaunch {
 } // namespace
 
 static constexpr unsigned kThreads = 256;
-/// The tiled kernel only pays off when both tile sides are mostly used;
-/// below this the per-element kernel's reads stay within cached lines.
+/// The tiled kernel only pays off when both tile sides are mostly used:
+/// fewer rows than this stay per element (its reads stay within cached
+/// lines), fewer columns interleave.
 static constexpr int64_t kMinimumTileSide = 16;
-/// Largest grid y and z.
-static constexpr int64_t kGridLimitYZ = 65535;
+/// Largest grid y and z, and the most blocks the interleave kernel puts
+/// along x (its threads loop past them).
+static constexpr int64_t kGridLimitYZ = 65535, kGridLimitX = int64_t(1) << 20;
 
 /// Whether every index and offset of `plan`'s loops fits in 31 bits (with
 /// room for the grid stride added past the end).
@@ -219,6 +227,44 @@ buildRuns(mlir::Operation *op, KernelContext::Impl &context, const StridedCopySp
 // Tiled transpose
 //===----------------------------------------------------------------------===//
 
+/// The dimensions of a tiled or interleaved `plan` other than its rows and
+/// columns: sizes, input and output strides.
+struct CopyBatches {
+  Shape sizes, strides, outputStrides;
+
+  explicit CopyBatches(const StridedCopyPlan &plan) {
+    Shape planOutputStrides = getStrides(plan.sizes);
+    for (size_t dim = 0; dim + 1 < plan.sizes.size(); ++dim) {
+      if (dim == plan.rowDim)
+        continue;
+      sizes.push_back(plan.sizes[dim]);
+      strides.push_back(plan.strides[dim]);
+      outputStrides.push_back(planOutputStrides[dim]);
+    }
+  }
+
+  /// Appends the three arrays (of at least one element) to `params`.
+  void append(std::vector<int64_t> &params) const {
+    for (const Shape *array : {&sizes, &strides, &outputStrides}) {
+      if (array->empty())
+        params.push_back(array == &sizes ? 1 : 0);
+      params.insert(params.end(), array->begin(), array->end());
+    }
+  }
+};
+
+/// The statements of a batch loop's body start: `inputBase` and
+/// `outputBase` of batch `b` from the params' arrays.
+static void writeBatchBases(llvm::raw_ostream &os, size_t batchRank) {
+  os << "    cgc_index inputBase = (cgc_index)p.start, outputBase = 0, rest = b;\n";
+  for (size_t dim = batchRank; dim-- > 0;)
+    os << "    {\n      cgc_index next = rest / (cgc_index)p.batchSizes[" << dim << "];\n"
+       << "      cgc_index c = rest - next * (cgc_index)p.batchSizes[" << dim << "];\n"
+       << "      inputBase += c * (cgc_index)p.batchStrides[" << dim << "];\n"
+       << "      outputBase += c * (cgc_index)p.batchOutputStrides[" << dim << "];\n"
+       << "      rest = next;\n    }\n";
+}
+
 /// Tile side for `width`-byte elements (see the file comment).
 static int64_t getTileSide(unsigned width) { return width <= 2 ? 64 : 32; }
 
@@ -245,14 +291,8 @@ static std::string generateTilesSource(unsigned width, size_t batchRank, bool na
   int x = (int)threadIdx.x, y = (int)threadIdx.y;
   cgc_index j0 = (cgc_index)blockIdx.x * CGC_TILE;
   for (cgc_index b = (cgc_index)blockIdx.z; b < batch; b += (cgc_index)gridDim.z) {
-    cgc_index inputBase = (cgc_index)p.start, outputBase = 0, rest = b;
 )cuda";
-  for (size_t dim = batchRank; dim-- > 0;)
-    os << "    {\n      cgc_index next = rest / (cgc_index)p.batchSizes[" << dim << "];\n"
-       << "      cgc_index c = rest - next * (cgc_index)p.batchSizes[" << dim << "];\n"
-       << "      inputBase += c * (cgc_index)p.batchStrides[" << dim << "];\n"
-       << "      outputBase += c * (cgc_index)p.batchOutputStrides[" << dim << "];\n"
-       << "      rest = next;\n    }\n";
+  writeBatchBases(os, batchRank);
   // tile[column - j0][row - i0]: filled along rows (input-contiguous), read
   // back along columns (output-contiguous).
   os << R"cuda(    for (cgc_index i0 = (cgc_index)blockIdx.y * CGC_TILE; i0 < rows;
@@ -291,16 +331,9 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
                                              const StridedCopySpec &spec,
                                              const StridedCopyPlan &plan) {
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
-  size_t rank = plan.sizes.size();
   Shape outputStrides = getStrides(plan.sizes);
-  Shape batchSizes, batchStrides, batchOutputStrides;
-  for (size_t dim = 0; dim + 1 < rank; ++dim) {
-    if (dim == plan.rowDim)
-      continue;
-    batchSizes.push_back(plan.sizes[dim]);
-    batchStrides.push_back(plan.strides[dim]);
-    batchOutputStrides.push_back(outputStrides[dim]);
-  }
+  CopyBatches batches(plan);
+  const Shape &batchSizes = batches.sizes;
   std::string source = generateTilesSource(width, batchSizes.size(), plan.narrow);
   auto function = context.getFunction(op, source, "cgc_copy_tiles");
   if (!function)
@@ -312,16 +345,80 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
   // Laid out as cgc_tiles_params (arrays of at least one element).
   launch.params = {rows, columns, plan.strides.back(), outputStrides[plan.rowDim], spec.start,
                    batch};
-  for (const Shape *array : {&batchSizes, &batchStrides, &batchOutputStrides}) {
-    if (array->empty())
-      launch.params.push_back(array == &batchSizes ? 1 : 0);
-    launch.params.insert(launch.params.end(), array->begin(), array->end());
-  }
+  batches.append(launch.params);
   int64_t tile = getTileSide(width);
   launch.grid = dim3(static_cast<unsigned>((columns + tile - 1) / tile),
                      static_cast<unsigned>(std::min((rows + tile - 1) / tile, kGridLimitYZ)),
                      static_cast<unsigned>(std::min(batch, kGridLimitYZ)));
   launch.block = dim3(32, kThreads / 32);
+  launch.alignment = width;
+  return launch;
+}
+
+//===----------------------------------------------------------------------===//
+// Interleave
+//===----------------------------------------------------------------------===//
+
+/// The source of `cgc_copy_interleave` for rows of `columns` elements over
+/// `batchRank` batch dimensions.
+static std::string generateInterleaveSource(unsigned width, int64_t columns, size_t batchRank,
+                                            bool narrow) {
+  size_t arrayRank = std::max<size_t>(batchRank, 1);
+  std::string bits = getMoveType(width);
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  os << getIndexTypedef(narrow);
+  os << "#define CGC_COLUMNS " << columns << "\n";
+  os << "struct cgc_interleave_params {\n"
+     << "  long long rows, columnStride, rowStride, start, batch;\n"
+     << "  long long batchSizes[" << arrayRank << "], batchStrides[" << arrayRank
+     << "], batchOutputStrides[" << arrayRank << "];\n};\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads
+     << ") cgc_copy_interleave(const " << bits << " *__restrict__ in, " << bits
+     << " *__restrict__ out, cgc_interleave_params p) {\n"
+     << R"cuda(  cgc_index rows = (cgc_index)p.rows, columnStride = (cgc_index)p.columnStride;
+  cgc_index rowStride = (cgc_index)p.rowStride, batch = (cgc_index)p.batch;
+  cgc_index step = (cgc_index)gridDim.x * (cgc_index)blockDim.x;
+  for (cgc_index b = (cgc_index)blockIdx.z; b < batch; b += (cgc_index)gridDim.z) {
+)cuda";
+  writeBatchBases(os, batchRank);
+  os << "    for (cgc_index i = (cgc_index)blockIdx.x * (cgc_index)blockDim.x + threadIdx.x; "
+        "i < rows; i += step) {\n"
+     << "      " << bits << " row[CGC_COLUMNS];\n"
+     << "#pragma unroll\n"
+     << "      for (int c = 0; c < CGC_COLUMNS; ++c)\n"
+     << "        row[c] = in[inputBase + i + c * columnStride];\n"
+     << "#pragma unroll\n"
+     << "      for (int c = 0; c < CGC_COLUMNS; ++c)\n"
+     << "        out[outputBase + i * rowStride + c] = row[c];\n"
+     << "    }\n  }\n}\n";
+  return source;
+}
+
+/// The interleave launch of `plan`.
+static llvm::Expected<CopyLaunch> buildInterleave(mlir::Operation *op,
+                                                  KernelContext::Impl &context,
+                                                  const StridedCopySpec &spec,
+                                                  const StridedCopyPlan &plan) {
+  unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
+  Shape outputStrides = getStrides(plan.sizes);
+  CopyBatches batches(plan);
+  int64_t rows = plan.sizes[plan.rowDim], columns = plan.sizes.back();
+  std::string source = generateInterleaveSource(width, columns, batches.sizes.size(), plan.narrow);
+  auto function = context.getFunction(op, source, "cgc_copy_interleave");
+  if (!function)
+    return function.takeError();
+  int64_t batch = getNumElements(batches.sizes);
+  CopyLaunch launch;
+  launch.function = *function;
+  // Laid out as cgc_interleave_params.
+  launch.params = {rows, plan.strides.back(), outputStrides[plan.rowDim], spec.start, batch};
+  batches.append(launch.params);
+  // Enough blocks along the rows to fill the device with the batches.
+  int64_t rowBlocks = (rows + kThreads - 1) / kThreads;
+  launch.grid = dim3(static_cast<unsigned>(std::min<int64_t>(rowBlocks, kGridLimitX)), 1,
+                     static_cast<unsigned>(std::min(batch, kGridLimitYZ)));
+  launch.block = dim3(kThreads);
   launch.alignment = width;
   return launch;
 }
@@ -404,10 +501,11 @@ StridedCopyPlan planStridedCopy(const StridedCopySpec &spec) {
   for (size_t dim = 0; dim + 1 < rank; ++dim)
     if (plan.strides[dim] == 1)
       rowDim = dim;
-  if (!rowDim || plan.sizes[*rowDim] < kMinimumTileSide || plan.sizes.back() < kMinimumTileSide)
+  if (!rowDim || plan.sizes[*rowDim] < kMinimumTileSide)
     return plan;
-  plan.kind = StridedCopyKind::Tiles;
   plan.rowDim = *rowDim;
+  plan.kind = plan.sizes.back() < kMinimumTileSide ? StridedCopyKind::Interleave
+                                                   : StridedCopyKind::Tiles;
   return plan;
 }
 
@@ -426,8 +524,10 @@ buildSpecializedStridedCopy(mlir::Operation *op, KernelContext::Impl &context,
       return llvm::Expected<Kernel>(launches.takeError());
     return llvm::Expected<Kernel>(makeCopyKernel(op, std::move(*launches), indexed));
   }
-  case StridedCopyKind::Tiles: {
-    auto launch = buildTiles(op, context, spec, plan);
+  case StridedCopyKind::Tiles:
+  case StridedCopyKind::Interleave: {
+    auto launch = plan.kind == StridedCopyKind::Tiles ? buildTiles(op, context, spec, plan)
+                                                      : buildInterleave(op, context, spec, plan);
     if (!launch)
       return llvm::Expected<Kernel>(launch.takeError());
     llvm::SmallVector<CopyLaunch, 4> launches;

@@ -62,6 +62,10 @@ enum class StridedCopyKind {
   Runs,
   /// A shared-memory tiled transpose.
   Tiles,
+  /// A transpose whose innermost output dimension is too short for a tile
+  /// (NCHW -> NHWC of 3 channels): each thread moves one row's few
+  /// elements.
+  Interleave,
 };
 
 /// The kernel a copy runs and the loop nest it walks.
@@ -72,7 +76,8 @@ struct StridedCopyPlan {
   /// Runs: the widest access (bytes) the sizes, start and strides allow;
   /// launches on less aligned buffers take narrower ones.
   unsigned vectorBytes = 0;
-  /// Tiles: the loop that reads the input with stride 1 (the tile's rows).
+  /// Tiles and Interleave: the loop that reads the input with stride 1
+  /// (the tile's rows).
   size_t rowDim = 0;
   /// Whether 32-bit indices reach every element.
   bool narrow = true;

@@ -180,6 +180,12 @@ std::vector<OpCase> stridedCopyCases() {
       cases.push_back(gatherOneCase({5, 3}, dtype, 0, index, {}, 4.0));
     }
   }
+  // NCHW -> NHWC of few channels: interleaved rows, with batches and
+  // without, and a row count that is not a multiple of the block.
+  for (DType dtype : {DType::F16, DType::F32, DType::I8})
+    cases.push_back(transposeCase({2, 3, 17, 23}, dtype, {0, 2, 3, 1}));
+  cases.push_back(transposeCase({5, 300}, DType::F16, {1, 0}));
+  cases.push_back(transposeCase({4, 3, 20}, DType::F32, {2, 1, 0}));
   // More batches of tiles than grid z holds (it loops).
   cases.push_back(transposeCase({66000, 16, 16}, DType::I8, {0, 2, 1}));
   return cases;
@@ -200,11 +206,11 @@ StridedCopySpec transposeSpec(DType dtype, const Dims &shape, const Dims &permut
 
 /// `plan`'s kernel, vector width and loop sizes as text.
 std::string describePlan(const StridedCopyPlan &plan) {
-  const char *kinds[] = {"general", "runs", "tiles"};
+  const char *kinds[] = {"general", "runs", "tiles", "interleave"};
   std::string text = kinds[static_cast<int>(plan.kind)];
   if (plan.kind == StridedCopyKind::Runs)
     text += " " + std::to_string(plan.vectorBytes);
-  if (plan.kind == StridedCopyKind::Tiles)
+  if (plan.kind == StridedCopyKind::Tiles || plan.kind == StridedCopyKind::Interleave)
     text += " rows " + std::to_string(plan.rowDim);
   return text + " " + listText(Dims(plan.sizes.begin(), plan.sizes.end()));
 }
@@ -292,6 +298,10 @@ TEST_F(DataMovementTest, StridedCopyPlansOfBroadcastsReversalsAndSmallTiles) {
             "general [2, 3, 63]");
   EXPECT_EQ(describePlan(planStridedCopy(transposeSpec(DType::F32, {2, 7, 9, 20}, {0, 3, 1, 2}))),
             "tiles rows 1 [2, 20, 63]");
+  // NCHW -> NHWC of 3 channels (a model's input): rows of 3 interleaved.
+  EXPECT_EQ(describePlan(planStridedCopy(transposeSpec(DType::F16, {256, 3, 224, 224},
+                                                       {0, 2, 3, 1}))),
+            "interleave rows 1 [256, 50176, 3]");
   // Empty: nothing to plan.
   EXPECT_EQ(describePlan(planStridedCopy(transposeSpec(DType::F32, {0, 4, 8}, {0, 2, 1}))),
             "general []");
