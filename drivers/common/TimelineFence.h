@@ -4,12 +4,15 @@
 // or by a queue, and waited on by the host (with a timeout) or by a queue.
 // Shared by the driver plugins: `DeviceT` is the driver's device, through
 // which errors are reported (`fail`, `isLost`, `failLost`). A lost device
-// completes every fence so that waiters wake.
+// completes every fence so that waiters wake. A host wait may poll the
+// value for a while before it sleeps (setSpinLimit, SpinWait.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_DRIVERS_COMMON_TIMELINEFENCE_H
 #define CGC_DRIVERS_COMMON_TIMELINEFENCE_H
+
+#include "SpinWait.h"
 
 #include "cgc/api.h"
 
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -29,6 +33,10 @@ public:
   TimelineFence(DeviceT &device, uint64_t initialValue) : device(device), value(initialValue) {}
 
   DeviceT &getDevice() { return device; }
+
+  /// Host waits poll the value for up to `limit` before they sleep (zero,
+  /// the default: they sleep at once).
+  void setSpinLimit(std::chrono::nanoseconds limit) { spinLimit = limit; }
   uint64_t getCompletedValue() const { return value.load(std::memory_order_acquire); }
 
   /// Raises the value to `newValue` (never lowers it) and wakes waiters.
@@ -82,10 +90,15 @@ public:
   CgcStatus waitFromHost(uint64_t target, uint64_t timeoutNanoseconds) {
     // Beyond a century the deadline would only risk overflow: wait forever.
     constexpr uint64_t kForever = uint64_t(1) << 62;
-    bool reached = timeoutNanoseconds >= kForever
-                       ? waitUntil(target, [] { return false; })
-                       : waitUntil(target, std::chrono::steady_clock::now() +
-                                               std::chrono::nanoseconds(timeoutNanoseconds));
+    auto start = std::chrono::steady_clock::now();
+    auto timeout =
+        std::chrono::nanoseconds(static_cast<int64_t>(std::min(timeoutNanoseconds, kForever)));
+    bool reached =
+        spinLimit.count() > 0 &&
+        spinUntil([&] { return getCompletedValue() >= target; }, std::min(spinLimit, timeout));
+    if (!reached)
+      reached = timeoutNanoseconds >= kForever ? waitUntil(target, [] { return false; })
+                                               : waitUntil(target, start + timeout);
     // A lost device completes every fence so that waiters wake: say why.
     if (device.isLost())
       return device.failLost();
@@ -102,6 +115,7 @@ private:
   std::mutex mutex;
   std::condition_variable changed;
   std::atomic<uint64_t> value;
+  std::chrono::nanoseconds spinLimit{0};
 };
 
 } // namespace cgc::drivers

@@ -2,6 +2,11 @@
 
 #include "CudaSupport.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <cstdlib>
+
 namespace cgc::cuda {
 
 namespace {
@@ -58,6 +63,20 @@ ScopedCurrentDevice::ScopedCurrentDevice(int ordinal) {
 ScopedCurrentDevice::~ScopedCurrentDevice() {
   if (restore)
     (void)cudaSetDevice(previous);
+}
+
+std::chrono::nanoseconds getSpinWaitLimit() {
+  static const std::chrono::nanoseconds limit = [] {
+    constexpr uint64_t kDefaultMicroseconds = 20000;
+    const char *value = std::getenv("CGC_CUDA_SPIN_WAIT_US");
+    uint64_t microseconds = kDefaultMicroseconds;
+    // An unparsable value keeps the default.
+    if (value && llvm::StringRef(value).getAsInteger(10, microseconds))
+      microseconds = kDefaultMicroseconds;
+    return std::chrono::nanoseconds(
+        std::chrono::microseconds(std::min<uint64_t>(microseconds, uint64_t(1) << 40)));
+  }();
+  return limit;
 }
 
 } // namespace cgc::cuda

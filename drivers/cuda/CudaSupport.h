@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,13 @@ namespace cgc::cuda {
 /// copies and the temporary resource: what cudaMalloc guarantees, and what
 /// the kernels' workspaces are promised (Kernels.h).
 inline constexpr uint64_t kAlignment = 256;
+
+/// How long a wait for the GPU polls before it sleeps (SpinWait.h): the
+/// queues' submission and completion threads, and host fence waits.
+/// CGC_CUDA_SPIN_WAIT_US, microseconds (0: sleep at once); 20 ms unset, so
+/// that a run of up to that long costs no thread wake-up (PyTorch's
+/// synchronizations poll too).
+std::chrono::nanoseconds getSpinWaitLimit();
 
 /// "cudaMalloc: out of memory (cudaErrorMemoryAllocation)". Also clears the
 /// thread's last error, so that a later cudaGetLastError (in a kernel

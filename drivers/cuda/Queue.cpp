@@ -5,6 +5,7 @@
 #include "CudaSupport.h"
 #include "Device.h"
 #include "Fence.h"
+#include "SpinWait.h"
 
 #include <exception>
 #include <string>
@@ -50,6 +51,7 @@ Queue::~Queue() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     stopping = true;
+    workPosted.store(true, std::memory_order_release);
     blocked = blockedOn;
   }
   workArrived.notify_all();
@@ -78,6 +80,7 @@ CgcStatus Queue::submit(Work work) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     pending.push_back(std::move(work));
+    workPosted.store(true, std::memory_order_release);
   }
   workArrived.notify_one();
   return CGC_OK;
@@ -143,6 +146,8 @@ void Queue::runSubmissions() {
                     describeCudaError("cudaSetDevice", error));
   for (;;) {
     Work work;
+    drivers::spinUntil([&] { return workPosted.load(std::memory_order_acquire); },
+                       getSpinWaitLimit());
     {
       std::unique_lock<std::mutex> lock(mutex);
       workArrived.wait(lock, [&] { return !pending.empty() || stopping; });
@@ -150,6 +155,7 @@ void Queue::runSubmissions() {
         break; // Stopping, and everything submitted has been launched.
       work = std::move(pending.front());
       pending.pop_front();
+      workPosted.store(!pending.empty() || stopping, std::memory_order_relaxed);
       if (auto *waitWork = std::get_if<Wait>(&work))
         blockedOn = waitWork->fence;
     }
@@ -192,8 +198,8 @@ cudaEvent_t Queue::takeEvent() {
       return event;
     }
   }
-  // Blocking sync: the completion thread sleeps instead of spinning while
-  // the GPU works.
+  // Blocking sync: past its polling (getSpinWaitLimit) the completion
+  // thread sleeps instead of spinning while the GPU works.
   cudaEvent_t event = nullptr;
   if (cudaError_t error =
           cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync)) {
@@ -217,8 +223,13 @@ void Queue::runCompletions() {
       completions.pop_front();
     }
     // Events complete in the order they were recorded on the one stream, so
-    // fences rise in submission order.
-    cudaError_t error = cudaEventSynchronize(completion.event);
+    // fences rise in submission order. Polled first, then slept on.
+    cudaError_t error = cudaErrorNotReady;
+    drivers::spinUntil(
+        [&] { return (error = cudaEventQuery(completion.event)) != cudaErrorNotReady; },
+        getSpinWaitLimit());
+    if (error == cudaErrorNotReady)
+      error = cudaEventSynchronize(completion.event);
     if (error == cudaSuccess)
       completion.fence->advance(completion.value);
     else
