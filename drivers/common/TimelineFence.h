@@ -16,11 +16,11 @@
 
 #include "cgc/api.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <string>

@@ -228,12 +228,15 @@ buildRuns(mlir::Operation *op, KernelContext::Impl &context, const StridedCopySp
 //===----------------------------------------------------------------------===//
 
 /// The dimensions of a tiled or interleaved `plan` other than its rows and
-/// columns: sizes, input and output strides.
+/// columns: sizes, input and output strides; and the output stride of its
+/// rows.
 struct CopyBatches {
   Shape sizes, strides, outputStrides;
+  int64_t rowOutputStride = 0;
 
   explicit CopyBatches(const StridedCopyPlan &plan) {
     Shape planOutputStrides = getStrides(plan.sizes);
+    rowOutputStride = planOutputStrides[plan.rowDim];
     for (size_t dim = 0; dim + 1 < plan.sizes.size(); ++dim) {
       if (dim == plan.rowDim)
         continue;
@@ -253,6 +256,14 @@ struct CopyBatches {
   }
 };
 
+/// The params struct's batch arrays (of at least one element), for
+/// writeBatchBases.
+static void writeBatchArrays(llvm::raw_ostream &os, size_t batchRank) {
+  size_t arrayRank = std::max<size_t>(batchRank, 1);
+  os << "  long long batchSizes[" << arrayRank << "], batchStrides[" << arrayRank
+     << "], batchOutputStrides[" << arrayRank << "];\n";
+}
+
 /// The statements of a batch loop's body start: `inputBase` and
 /// `outputBase` of batch `b` from the params' arrays.
 static void writeBatchBases(llvm::raw_ostream &os, size_t batchRank) {
@@ -270,7 +281,6 @@ static int64_t getTileSide(unsigned width) { return width <= 2 ? 64 : 32; }
 
 /// The source of `cgc_copy_tiles` over `batchRank` batch dimensions.
 static std::string generateTilesSource(unsigned width, size_t batchRank, bool narrow) {
-  size_t arrayRank = std::max<size_t>(batchRank, 1);
   // One 4-byte word of padding per tile row (one element of 8 bytes).
   unsigned padding = width >= 4 ? 1 : 4 / width;
   std::string bits = getMoveType(width);
@@ -279,9 +289,9 @@ static std::string generateTilesSource(unsigned width, size_t batchRank, bool na
   os << getIndexTypedef(narrow);
   os << "#define CGC_TILE " << getTileSide(width) << "\n";
   os << "struct cgc_tiles_params {\n"
-     << "  long long rows, columns, columnStride, rowStride, start, batch;\n"
-     << "  long long batchSizes[" << arrayRank << "], batchStrides[" << arrayRank
-     << "], batchOutputStrides[" << arrayRank << "];\n};\n";
+     << "  long long rows, columns, columnStride, rowStride, start, batch;\n";
+  writeBatchArrays(os, batchRank);
+  os << "};\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads << ") cgc_copy_tiles(const "
      << bits << " *in, " << bits << " *out, cgc_tiles_params p) {\n"
      << "  __shared__ " << bits << " tile[CGC_TILE][CGC_TILE + " << padding << "];\n";
@@ -331,7 +341,6 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
                                              const StridedCopySpec &spec,
                                              const StridedCopyPlan &plan) {
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
-  Shape outputStrides = getStrides(plan.sizes);
   CopyBatches batches(plan);
   const Shape &batchSizes = batches.sizes;
   std::string source = generateTilesSource(width, batchSizes.size(), plan.narrow);
@@ -343,7 +352,7 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
   CopyLaunch launch;
   launch.function = *function;
   // Laid out as cgc_tiles_params (arrays of at least one element).
-  launch.params = {rows, columns, plan.strides.back(), outputStrides[plan.rowDim], spec.start,
+  launch.params = {rows, columns, plan.strides.back(), batches.rowOutputStride, spec.start,
                    batch};
   batches.append(launch.params);
   int64_t tile = getTileSide(width);
@@ -363,16 +372,15 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
 /// `batchRank` batch dimensions.
 static std::string generateInterleaveSource(unsigned width, int64_t columns, size_t batchRank,
                                             bool narrow) {
-  size_t arrayRank = std::max<size_t>(batchRank, 1);
   std::string bits = getMoveType(width);
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getIndexTypedef(narrow);
   os << "#define CGC_COLUMNS " << columns << "\n";
   os << "struct cgc_interleave_params {\n"
-     << "  long long rows, columnStride, rowStride, start, batch;\n"
-     << "  long long batchSizes[" << arrayRank << "], batchStrides[" << arrayRank
-     << "], batchOutputStrides[" << arrayRank << "];\n};\n";
+     << "  long long rows, columnStride, rowStride, start, batch;\n";
+  writeBatchArrays(os, batchRank);
+  os << "};\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads
      << ") cgc_copy_interleave(const " << bits << " *__restrict__ in, " << bits
      << " *__restrict__ out, cgc_interleave_params p) {\n"
@@ -401,7 +409,6 @@ static llvm::Expected<CopyLaunch> buildInterleave(mlir::Operation *op,
                                                   const StridedCopySpec &spec,
                                                   const StridedCopyPlan &plan) {
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
-  Shape outputStrides = getStrides(plan.sizes);
   CopyBatches batches(plan);
   int64_t rows = plan.sizes[plan.rowDim], columns = plan.sizes.back();
   std::string source = generateInterleaveSource(width, columns, batches.sizes.size(), plan.narrow);
@@ -412,7 +419,7 @@ static llvm::Expected<CopyLaunch> buildInterleave(mlir::Operation *op,
   CopyLaunch launch;
   launch.function = *function;
   // Laid out as cgc_interleave_params.
-  launch.params = {rows, plan.strides.back(), outputStrides[plan.rowDim], spec.start, batch};
+  launch.params = {rows, plan.strides.back(), batches.rowOutputStride, spec.start, batch};
   batches.append(launch.params);
   // Enough blocks along the rows to fill the device with the batches.
   int64_t rowBlocks = (rows + kThreads - 1) / kThreads;
