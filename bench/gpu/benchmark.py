@@ -32,7 +32,7 @@ max|y - y_ref| / max|y_ref|, against PyTorch's float32 CPU output.
 
 Writes OUT/<date>-<gpu>.json and the same name with .md: one table per model
 and batch, and the targets (OpenCGC <= 0.8x torch.compile latency at every
-point; ResNet-50 float16 batch 32 >= 44,000 images/s; cold compile <= 3 s)
+point; ResNet-50 float16 large-batch (batch 256) throughput >= 44,000 images/s; cold compile <= 3 s)
 marked met or not met. With --merge, the points measured now replace those
 of the same model and batch (per framework) in an existing JSON, so the
 benchmark can run one model per invocation. A framework that fails at a

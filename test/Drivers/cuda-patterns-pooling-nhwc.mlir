@@ -145,3 +145,45 @@ cgc.module {
     cgc.return %dy, %sy, %st, %qy, %np : !cgc.tensor<1x4x4x4x!cgc.float64>, !cgc.tensor<1x4x4x4x!cgc.float32>, !cgc.tensor<1x4x8x8x!cgc.float32>, !cgc.tensor<1x3x3x6x!cgc.float16>, !cgc.tensor<1x4x4x4x!cgc.float32>
   }
 }
+
+// -----
+
+// Global pools of NHWC tensors (ResNet-50's and MobileNetV2's last
+// convolution output before the classifier): the input's transpose to NCHW
+// and the pool are one subgraph, whose N×C×1×1 result the reshape reads
+// as it is; a float16 average and a bfloat16 maximum. A global pool whose
+// input transpose is also returned stays with the fallback target.
+// CHECK-LABEL: cgc.subgraph @global_average_pool_nhwc_0 attributes {cgc.pattern = "global_average_pool_nhwc", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @global_average_pool_nhwc_0_functional(%[[X:[^:]*]]: !cgc.tensor<2x7x7x64x!cgc.float16>) -> !cgc.tensor<2x64x1x1x!cgc.float16> {
+// CHECK-NEXT: %[[XT:.*]] = cgc_op.transpose(%[[X]]) {permutation = [0, 3, 1, 2]}
+// CHECK-NEXT: %[[P:.*]] = cgc_op.global_average_pool(%[[XT]])
+// CHECK-NEXT: cgc.return %[[P]]
+// CHECK: cgc.subgraph @reshape_1 attributes {origin = "cuda.fallback"}
+// CHECK: cgc.subgraph @global_max_pool_nhwc_2 attributes {cgc.pattern = "global_max_pool_nhwc", origin = "cuda"} {
+// CHECK-NEXT: cgc.functional_definition private @global_max_pool_nhwc_2_functional(%{{[^:]*}}: !cgc.tensor<1x4x4x16x!cgc.bfloat16>) -> !cgc.tensor<1x16x1x1x!cgc.bfloat16> {
+// CHECK-NEXT: cgc_op.transpose
+// CHECK-NEXT: cgc_op.global_max_pool
+// CHECK-NEXT: cgc.return
+// CHECK: cgc.subgraph @transpose_3 attributes {origin = "cuda.fallback"}
+// CHECK: cgc.subgraph @global_average_pool_4 attributes {origin = "cuda.fallback"}
+// CHECK-NOT: cgc.subgraph
+// CHECK-LABEL: cgc.entry_point @global_pools(
+// CHECK-NEXT: %[[A:.*]] = cgc.call @global_average_pool_nhwc_0(
+// CHECK-NEXT: %[[R:.*]] = cgc.call @reshape_1(%[[A]])
+// CHECK-NEXT: %[[B:.*]] = cgc.call @global_max_pool_nhwc_2(
+// CHECK-NEXT: %[[ST:.*]] = cgc.call @transpose_3(
+// CHECK-NEXT: %[[C:.*]] = cgc.call @global_average_pool_4(%[[ST]])
+// CHECK-NEXT: cgc.return %[[R]], %[[B]], %[[C]], %[[ST]]
+cgc.module {
+  cgc.entry_point @global_pools(%x: !cgc.tensor<2x7x7x64x!cgc.float16>, %v: !cgc.tensor<1x4x4x16x!cgc.bfloat16>, %s: !cgc.tensor<1x3x3x8x!cgc.float32>)
+      -> (!cgc.tensor<2x64x!cgc.float16>, !cgc.tensor<1x16x1x1x!cgc.bfloat16>, !cgc.tensor<1x8x1x1x!cgc.float32>, !cgc.tensor<1x8x3x3x!cgc.float32>) {
+    %xt = cgc_op.transpose(%x) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<2x7x7x64x!cgc.float16>) -> !cgc.tensor<2x64x7x7x!cgc.float16>
+    %p = cgc_op.global_average_pool(%xt) : (!cgc.tensor<2x64x7x7x!cgc.float16>) -> !cgc.tensor<2x64x1x1x!cgc.float16>
+    %f = cgc_op.reshape(%p) {shape = [2, 64]} : (!cgc.tensor<2x64x1x1x!cgc.float16>) -> !cgc.tensor<2x64x!cgc.float16>
+    %vt = cgc_op.transpose(%v) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x4x4x16x!cgc.bfloat16>) -> !cgc.tensor<1x16x4x4x!cgc.bfloat16>
+    %q = cgc_op.global_max_pool(%vt) : (!cgc.tensor<1x16x4x4x!cgc.bfloat16>) -> !cgc.tensor<1x16x1x1x!cgc.bfloat16>
+    %st = cgc_op.transpose(%s) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x3x3x8x!cgc.float32>) -> !cgc.tensor<1x8x3x3x!cgc.float32>
+    %sp = cgc_op.global_average_pool(%st) : (!cgc.tensor<1x8x3x3x!cgc.float32>) -> !cgc.tensor<1x8x1x1x!cgc.float32>
+    cgc.return %f, %q, %sp, %st : !cgc.tensor<2x64x!cgc.float16>, !cgc.tensor<1x16x1x1x!cgc.bfloat16>, !cgc.tensor<1x8x1x1x!cgc.float32>, !cgc.tensor<1x8x3x3x!cgc.float32>
+  }
+}

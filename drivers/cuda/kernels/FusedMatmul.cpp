@@ -615,14 +615,22 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
   if (deviceRefusal)
     return refuse(*deviceRefusal);
   std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
-  // CGC_CUDA_WGMMA_TILE=128x3|128x4 keeps one tile (tests run each).
+  // CGC_CUDA_WGMMA_TILE=<columns>x<slots> builds that tile alone (128x3
+  // and 128x4 are the timed ones; tests run each).
   const char *tileValue = std::getenv("CGC_CUDA_WGMMA_TILE");
   llvm::StringRef onlyTile = tileValue ? tileValue : "";
+  std::vector<std::pair<int, int>> tiles(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+  if (!onlyTile.empty()) {
+    auto [columnText, stageText] = onlyTile.split('x');
+    int columns = 0, stages = 0;
+    tiles.clear();
+    if (!columnText.getAsInteger(10, columns) && !stageText.getAsInteger(10, stages) &&
+        (columns == 128 || columns == 256) && stages >= 2 && stages <= 8)
+      tiles.push_back({columns, stages});
+  }
   std::vector<Kernel> candidates;
   std::vector<std::string> labels;
-  for (auto [columns, stages] : kWgmmaTiles) {
-    if (!onlyTile.empty() && onlyTile != std::to_string(columns) + "x" + std::to_string(stages))
-      continue;
+  for (auto [columns, stages] : tiles) {
     WgmmaGemmSpec gemm;
     gemm.bfloat16 = spec->dtype == DType::BF16;
     gemm.m = spec->m;
@@ -641,7 +649,8 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
   }
   if (candidates.empty())
     return refuse("CGC_CUDA_WGMMA_TILE=" + onlyTile.str() +
-                  " names no tile of the Hopper GEMM (128x3, 128x4)");
+                  " names no tile of the Hopper GEMM (<columns>x<slots>: 128 or 256 columns, "
+                  "2 to 8 slots)");
   if (!context.hasDevice())
     return std::move(candidates.front());
   // A model's repeated layers are timed once.

@@ -242,4 +242,116 @@ std::string generateNhwcPoolSource(const NhwcPoolGeometry &geometry) {
   return source;
 }
 
+//===----------------------------------------------------------------------===//
+// Global pools
+//===----------------------------------------------------------------------===//
+
+bool hasNhwcGlobalPoolVectorKernel(const NhwcGlobalPoolGeometry &geometry) {
+  return geometry.channels % getNhwcPoolVectorWidth(geometry.dtype) == 0;
+}
+
+int64_t getNhwcGlobalPoolBlocks(const NhwcGlobalPoolGeometry &geometry, bool vector) {
+  int64_t groups = vector ? geometry.channels / getNhwcPoolVectorWidth(geometry.dtype)
+                          : geometry.channels;
+  return geometry.batch * ((groups + 31) / 32);
+}
+
+/// Writes the global kernel `name` with `vector` channels per thread (1:
+/// single elements).
+static void writeGlobalPoolKernel(const NhwcGlobalPoolGeometry &g, llvm::raw_ostream &os,
+                                  const char *name, int64_t vector) {
+  std::string storage = getStorageType(g.dtype), compute = getComputeType(g.dtype);
+  std::string accumulator = g.isMax ? compute : "double";
+  std::string identity = g.isMax ? floatLiteral(-INFINITY, compute) : std::string("0.0");
+  auto index = [](int64_t value) { return "((cgc_index)" + std::to_string(value) + "LL)"; };
+  auto combine = [&](const std::string &into, const std::string &value) {
+    if (g.isMax)
+      return into + " = cgc_max(" + into + ", (" + compute + ")" + value + ");";
+    return into + " += (double)" + value + ";";
+  };
+  auto finish = [&](const std::string &value) {
+    if (g.isMax)
+      return storeValue(g.dtype, value);
+    return storeValue(g.dtype, "(" + compute + ")(" + value + " / " +
+                                   std::to_string(g.pixels) + ".0)");
+  };
+  int64_t groups = vector > 1 ? g.channels / vector : g.channels;
+  int64_t chunks = (groups + 31) / 32;
+  os << "extern \"C\" __global__ void __launch_bounds__(256) " << name << "(const " << storage
+     << " *__restrict__ in, " << storage << " *__restrict__ out) {\n"
+     << "  __shared__ " << accumulator << " partial[8][32][" << vector << "];\n"
+     << "  const int lane = threadIdx.x % 32, slice = threadIdx.x / 32;\n"
+     << "  for (cgc_index item = blockIdx.x; item < " << index(g.batch * chunks)
+     << "; item += gridDim.x) {\n"
+     << "    const cgc_index batch = item / " << index(chunks) << ";\n"
+     << "    const cgc_index group = (item % " << index(chunks) << ") * 32 + lane;\n"
+     << "    " << accumulator << " acc[" << vector << "];\n"
+     << "#pragma unroll\n"
+     << "    for (int j = 0; j < " << vector << "; ++j)\n"
+     << "      acc[j] = " << identity << ";\n"
+     << "    if (group < " << index(groups) << ") {\n"
+     << "      const " << storage << " *source = in + batch * "
+     << index(g.pixels * g.channels) << " + group * " << index(vector) << ";\n"
+     << "#pragma unroll 4\n"
+     << "      for (int pixel = slice; pixel < " << g.pixels << "; pixel += 8) {\n";
+  if (vector > 1) {
+    std::string element =
+        g.dtype == DType::F32
+            ? std::string("__uint_as_float(words[j])")
+            : loadValue(g.dtype, "(unsigned short)(words[j / 2] >> (16 * (j % 2)))");
+    os << "        const uint4 bits = *reinterpret_cast<const uint4 *>(source + (cgc_index)pixel * "
+       << index(g.channels) << ");\n"
+       << "        const unsigned int words[4] = {bits.x, bits.y, bits.z, bits.w};\n"
+       << "#pragma unroll\n"
+       << "        for (int j = 0; j < " << vector << "; ++j)\n"
+       << "          " << combine("acc[j]", element) << "\n";
+  } else {
+    os << "        "
+       << combine("acc[0]", loadValue(g.dtype, "source[(cgc_index)pixel * " +
+                                                   index(g.channels) + "]"))
+       << "\n";
+  }
+  os << "      }\n    }\n"
+     << "#pragma unroll\n"
+     << "    for (int j = 0; j < " << vector << "; ++j)\n"
+     << "      partial[slice][lane][j] = acc[j];\n"
+     << "    __syncthreads();\n"
+     << "    if (slice == 0 && group < " << index(groups) << ") {\n"
+     << "      for (int s = 1; s < 8; ++s)\n"
+     << "#pragma unroll\n"
+     << "        for (int j = 0; j < " << vector << "; ++j)\n"
+     << "          " << combine("acc[j]", "partial[s][lane][j]") << "\n";
+  std::string at = "batch * " + index(g.channels) + " + group * " + index(vector);
+  if (vector == 1) {
+    os << "      out[" << at << "] = " << finish("acc[0]") << ";\n";
+  } else {
+    os << "      unsigned int packed[4];\n"
+       << "#pragma unroll\n"
+       << "      for (int k = 0; k < 4; ++k)\n";
+    if (g.dtype == DType::F32)
+      os << "        packed[k] = __float_as_uint(" << finish("acc[k]") << ");\n";
+    else
+      os << "        packed[k] = (unsigned int)" << finish("acc[2 * k]") << " | ((unsigned int)"
+         << finish("acc[2 * k + 1]") << " << 16);\n";
+    os << "      asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(out + " << at
+       << "),\n"
+          "                   \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), "
+          "\"r\"(packed[3])\n                   : \"memory\");\n";
+  }
+  // The next item reuses the partials.
+  os << "    }\n    __syncthreads();\n  }\n}\n";
+}
+
+std::string generateNhwcGlobalPoolSource(const NhwcGlobalPoolGeometry &geometry) {
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  constexpr int64_t kNarrowLimit = int64_t(1) << 30;
+  os << getIndexTypedef(geometry.batch * geometry.pixels * geometry.channels < kNarrowLimit);
+  writeGlobalPoolKernel(geometry, os, kNhwcGlobalPoolKernel, 1);
+  if (hasNhwcGlobalPoolVectorKernel(geometry))
+    writeGlobalPoolKernel(geometry, os, kNhwcGlobalPoolVectorKernel,
+                          getNhwcPoolVectorWidth(geometry.dtype));
+  return source;
+}
+
 } // namespace cgc::cuda

@@ -17,6 +17,13 @@
 // the padded input (a ceil_mode window that runs past the end padding does
 // not count its overhang).
 //
+// The global pools' NHWC kernel (the maximum or mean over H×W of each
+// (n, c), stored as N×C, the memory of N×C×1×1) gives each block one image
+// and 32 channel groups (16-byte vectors, or single channels), its eight
+// warps taking every eighth pixel: the warps' loads are 512 contiguous
+// bytes, where the NCHW row kernel reads 49-element rows. The slices
+// combine through shared memory in a fixed order.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_DRIVERS_CUDA_KERNELS_POOLINGCODEGEN_H
@@ -70,6 +77,39 @@ bool hasNhwcPoolVectorKernel(const NhwcPoolGeometry &geometry);
 /// thread; both pointers must be 16-byte aligned). `geometry.dtype` must be
 /// float32, float16 or bfloat16.
 std::string generateNhwcPoolSource(const NhwcPoolGeometry &geometry);
+
+/// A global max or average pool of an N×H×W×C tensor: the maximum or
+/// mean over the H×W pixels of each (n, c), stored N×C.
+struct NhwcGlobalPoolGeometry {
+  DType dtype = DType::F32;
+  bool isMax = true;
+  int64_t batch = 1, pixels = 1, channels = 1;
+};
+
+inline constexpr const char *kNhwcGlobalPoolKernel = "cgc_global_pool_nhwc";
+inline constexpr const char *kNhwcGlobalPoolVectorKernel = "cgc_global_pool_nhwc_vector";
+
+/// The largest plane the global kernel takes: each of a block's eight
+/// warps walks its pixels one load after another, so a larger plane (an
+/// early squeeze-and-excitation pool) is left to the transpose and the
+/// NCHW row kernel, which spread a row over up to a warp.
+inline constexpr int64_t kNhwcGlobalPoolMaxPixels = 256;
+
+/// Whether the source has the vector kernel: C a multiple of 16 bytes.
+bool hasNhwcGlobalPoolVectorKernel(const NhwcGlobalPoolGeometry &geometry);
+
+/// The blocks (of 256 threads) that cover the pool once: one per image and
+/// 32 channel groups (vectors, or channels without `vector`).
+int64_t getNhwcGlobalPoolBlocks(const NhwcGlobalPoolGeometry &geometry, bool vector);
+
+/// The source of `cgc_global_pool_nhwc(const T *in, T *out)` (one channel
+/// per thread) and, where hasNhwcGlobalPoolVectorKernel, of
+/// `cgc_global_pool_nhwc_vector` (16 bytes of channels per thread; both
+/// pointers 16-byte aligned); blocks of 256 threads, block-stride over
+/// getNhwcGlobalPoolBlocks. Maxima start at -inf and propagate NaN; sums
+/// accumulate in double and divide by H×W. `geometry.dtype` must be
+/// float32, float16 or bfloat16.
+std::string generateNhwcGlobalPoolSource(const NhwcGlobalPoolGeometry &geometry);
 
 } // namespace cgc::cuda
 

@@ -29,4 +29,29 @@ cgc.module {
     %y = cgc_pattern.layer "cgc_op.transpose"(%pool) {op_attributes = {permutation = [0, 2, 3, 1]}}
     cgc_pattern.root %y
   }
+
+  // A global_average_pool or global_max_pool of an NHWC tensor: the input
+  // transposed to NCHW for the pool alone, then the pool, whose N×C×1×1
+  // result is also N×1×1×C (the last convolution's output of ResNet-50 and
+  // MobileNetV2, before the classifier). The kernel reduces the NHWC
+  // memory as it is, 16 bytes of channels per thread where the channel
+  // count allows:
+  // * float32, float16 and bfloat16 (maxima in float, sums in double);
+  // * planes of at most 256 pixels: a larger one is refused and runs as the
+  //   transpose and the NCHW pool;
+  // * only rank 4 and exactly this permutation, the transpose private to
+  //   the pool.
+  cgc_pattern.pattern @global_average_pool_nhwc benefit(12) {
+    %x = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16], rank = 4}
+    %xt = cgc_pattern.layer "cgc_op.transpose"(%x) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %pool = cgc_pattern.layer "cgc_op.global_average_pool"(%xt)
+    cgc_pattern.root %pool
+  }
+
+  cgc_pattern.pattern @global_max_pool_nhwc benefit(12) {
+    %x = cgc_pattern.input {element_types = [!cgc.float32, !cgc.float16, !cgc.bfloat16], rank = 4}
+    %xt = cgc_pattern.layer "cgc_op.transpose"(%x) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %pool = cgc_pattern.layer "cgc_op.global_max_pool"(%xt)
+    cgc_pattern.root %pool
+  }
 }

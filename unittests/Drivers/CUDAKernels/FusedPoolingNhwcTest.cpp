@@ -15,6 +15,13 @@
 // misaligned for vectors; without one, every case is recognized and its
 // source compiled with NVRTC, and the refusals are checked.
 //
+// The global pools' form (global_average_pool_nhwc and global_max_pool_nhwc:
+// the input's transpose, then the pool) likewise: ResNet's and MobileNetV2's
+// 7×7 planes, channel counts that take several blocks of 32 groups, one
+// channel per thread (3 and 12 channels), a single pixel, the largest plane
+// taken (256 pixels), NaN and -inf; and the refusals of a larger plane and
+// of another permutation.
+//
 //===----------------------------------------------------------------------===//
 
 #include "DefinitionText.h"
@@ -190,6 +197,67 @@ std::vector<PoolCase> specialValueCases() {
   };
 }
 
+/// A global pool in the channels-last form: the N×H×W×C input.
+struct GlobalCase {
+  std::string name;
+  bool isMax = false;
+  Dims input;
+  std::vector<double> values = {};
+};
+
+/// The definition of `pool` in `dtype`: the input's transpose to NCHW and
+/// the global pool, whose N×C×1×1 result the definition returns.
+DefinitionCase makeGlobalDefinition(const GlobalCase &pool, DType dtype,
+                                    const std::string &permutation = "[0, 3, 1, 2]") {
+  int64_t n = pool.input[0], h = pool.input[1], w = pool.input[2], c = pool.input[3];
+  DefinitionText text(pool.name + "_" + dtypeName(dtype),
+                      {{"%x", tensorType({n, h, w, c}, dtype)}});
+  TypedValue xt = text.layer("%xt", "cgc_op.transpose", {{"%x", tensorType({n, h, w, c}, dtype)}},
+                             tensorType({n, c, h, w}, dtype),
+                             "{permutation = " + permutation + "}");
+  TypedValue pooled =
+      text.layer("%p", pool.isMax ? "cgc_op.global_max_pool" : "cgc_op.global_average_pool",
+                 {xt}, tensorType({n, c, 1, 1}, dtype), "");
+  OperandSpec input = pool.values.empty() ? tensor({n, h, w, c}, dtype)
+                                          : values({n, h, w, c}, dtype, pool.values);
+  // Sums run in double on both sides (in different orders), so only the
+  // last rounding differs.
+  return DefinitionCase{text.str({pooled}), {input}, elementwiseTolerance(dtype)};
+}
+
+std::vector<GlobalCase> globalCases() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> special = {1.0, -3.0, nan, 0.5, -inf, 2.0, -1.5, 0.25, -inf, 3.0, -0.75};
+  std::vector<double> negative = {-1.0, -3.0, -0.5, -2.25, -inf, -7.0, -0.125};
+  return {
+      {"resnet_tail_average", false, {2, 7, 7, 64}},
+      {"resnet_tail_max", true, {2, 7, 7, 64}},
+      // 34 groups of 8 (float16) or 68 of 4 (float32): two and three blocks
+      // of 32 groups per image, the last one partly idle.
+      {"average_c272", false, {3, 7, 7, 272}},
+      {"max_c272", true, {2, 5, 3, 272}},
+      // One channel per thread.
+      {"average_c3", false, {2, 5, 6, 3}},
+      {"max_c12", true, {2, 4, 9, 12}},
+      {"average_c12", false, {1, 9, 4, 12}},
+      {"average_one_pixel", false, {3, 1, 1, 16}},
+      {"average_plane_256", false, {1, 16, 16, 40}},
+      {"max_plane_256", true, {2, 8, 32, 8}},
+      {"average_nan", false, {2, 3, 5, 16}, special},
+      {"max_nan", true, {2, 3, 5, 16}, special},
+      {"max_negative", true, {2, 3, 3, 24}, negative},
+  };
+}
+
+std::vector<DefinitionCase> globalDefinitions() {
+  std::vector<DefinitionCase> definitions;
+  for (DType dtype : kFloatTypes)
+    for (const GlobalCase &pool : globalCases())
+      definitions.push_back(makeGlobalDefinition(pool, dtype));
+  return definitions;
+}
+
 std::vector<DefinitionCase> definitionsOf(const std::vector<PoolCase> &cases) {
   std::vector<DefinitionCase> definitions;
   for (DType dtype : kFloatTypes)
@@ -202,7 +270,7 @@ std::vector<DefinitionCase> windowDefinitions() { return definitionsOf(windowCas
 std::vector<DefinitionCase> specialValueDefinitions() { return definitionsOf(specialValueCases()); }
 std::vector<DefinitionCase> allDefinitions() {
   std::vector<DefinitionCase> all = modelDefinitions();
-  for (auto more : {windowDefinitions(), specialValueDefinitions()})
+  for (auto more : {windowDefinitions(), specialValueDefinitions(), globalDefinitions()})
     all.insert(all.end(), more.begin(), more.end());
   return all;
 }
@@ -210,6 +278,7 @@ std::vector<DefinitionCase> allDefinitions() {
 CGC_FUSED_KERNEL_CASES(FusedPoolingNhwcTest, ModelShapes, modelDefinitions)
 CGC_FUSED_KERNEL_CASES(FusedPoolingNhwcTest, Windows, windowDefinitions)
 CGC_FUSED_KERNEL_CASES(FusedPoolingNhwcTest, SpecialValues, specialValueDefinitions)
+CGC_FUSED_KERNEL_CASES(FusedPoolingNhwcTest, GlobalPools, globalDefinitions)
 
 /// Buffers misaligned for vectors run the one-channel-per-thread kernel: a
 /// vector access there would fault (misaligned address).
@@ -301,6 +370,36 @@ TEST_F(FusedPoolingNhwcTest, SourcesCompile) {
     }
   // One module per distinct source (the cache holds each once).
   EXPECT_EQ(context->getCompiler().getModuleCount(), sources.size());
+}
+
+/// Every global case's source compiles, with the vector kernel exactly
+/// when the channels are a multiple of 16 bytes.
+TEST_F(FusedPoolingNhwcTest, GlobalSourcesCompile) {
+  std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
+  for (DType dtype : kFloatTypes)
+    for (const GlobalCase &pool : globalCases()) {
+      SCOPED_TRACE(pool.name + " " + dtypeName(dtype));
+      NhwcGlobalPoolGeometry geometry;
+      geometry.dtype = dtype;
+      geometry.isMax = pool.isMax;
+      geometry.batch = pool.input[0];
+      geometry.pixels = pool.input[1] * pool.input[2];
+      geometry.channels = pool.input[3];
+      bool vector = pool.input[3] % (dtype == DType::F32 ? 4 : 8) == 0;
+      EXPECT_EQ(hasNhwcGlobalPoolVectorKernel(geometry), vector);
+      int64_t groups = vector ? pool.input[3] / (dtype == DType::F32 ? 4 : 8) : pool.input[3];
+      EXPECT_EQ(getNhwcGlobalPoolBlocks(geometry, vector), pool.input[0] * ((groups + 31) / 32));
+      std::string source = generateNhwcGlobalPoolSource(geometry);
+      for (const char *name : {kNhwcGlobalPoolKernel, kNhwcGlobalPoolVectorKernel}) {
+        bool defined = source.find(std::string("__launch_bounds__(256) ") + name + "(") !=
+                       std::string::npos;
+        EXPECT_EQ(defined, name == kNhwcGlobalPoolKernel || vector) << name;
+        if (!defined)
+          continue;
+        llvm::Expected<DeviceFunction> function = context->getCompiler().getFunction(source, name);
+        ASSERT_TRUE(static_cast<bool>(function)) << llvm::toString(function.takeError());
+      }
+    }
 }
 
 /// Indices beyond 32 bits switch the kernels to 64-bit indexing: the
@@ -405,21 +504,49 @@ TEST_F(FusedPoolingNhwcTest, RejectsIncompleteOrOtherForms) {
                             "implemented on the CUDA driver (only 2-D pools, rank 4)");
 }
 
-TEST_F(FusedPoolingNhwcTest, LeavesOtherDefinitionsToOtherFamilies) {
-  // A definition without a window pool is not this family's (a global
-  // pool is a reduction).
-  DefinitionCase global{R"mlir(
-    cgc.functional_definition private @global(%x: !cgc.tensor<1x4x4x2x!cgc.float32>) -> !cgc.tensor<1x2x1x1x!cgc.float32> {
-      %xt = cgc_op.transpose(%x) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x4x4x2x!cgc.float32>) -> !cgc.tensor<1x2x4x4x!cgc.float32>
-      %p = cgc_op.global_average_pool(%xt) : (!cgc.tensor<1x2x4x4x!cgc.float32>) -> !cgc.tensor<1x2x1x1x!cgc.float32>
+TEST_F(FusedPoolingNhwcTest, RejectsOtherGlobalForms) {
+  // A plane of more than 256 pixels runs as the transpose and the NCHW
+  // pool.
+  expectFusedRejected(makeGlobalDefinition({"global_large", false, {1, 17, 16, 8}}, DType::F16),
+                      "@global_large_float16: fused pooling: channels-last form: "
+                      "cgc_op.global_average_pool over 17x16 pixels: the CUDA driver's "
+                      "channels-last global pool takes planes of at most 256 pixels (larger ones "
+                      "run as the transpose and the NCHW pool)");
+  expectFusedRejected(
+      makeGlobalDefinition({"global_permuted", true, {1, 4, 4, 4}}, DType::F32, "[0, 3, 2, 1]"),
+      "@global_permuted_float32: fused pooling: channels-last form: the input's transpose with "
+      "permutation [0, 3, 2, 1] is not implemented on the CUDA driver (only [0, 3, 1, 2], NHWC "
+      "to NCHW)");
+  expectFusedRejected(makeGlobalDefinition({"global_f64", false, {1, 2, 2, 4}}, DType::F64),
+                      "@global_f64_float64: fused pooling: cgc_op.global_average_pool: element "
+                      "type float64 is not implemented on the CUDA driver (float32, float16 and "
+                      "bfloat16)");
+  // The pool alone, NCHW.
+  DefinitionCase bare{R"mlir(
+    cgc.functional_definition private @global_bare(%x: !cgc.tensor<1x2x4x4x!cgc.float32>) -> !cgc.tensor<1x2x1x1x!cgc.float32> {
+      %p = cgc_op.global_average_pool(%x) : (!cgc.tensor<1x2x4x4x!cgc.float32>) -> !cgc.tensor<1x2x1x1x!cgc.float32>
       cgc.return %p : !cgc.tensor<1x2x1x1x!cgc.float32>
     })mlir",
-                        {tensor({1, 4, 4, 2}, DType::F32)},
-                        {}};
-  FunctionalDefinitionOp definition = buildDefinition(global);
+                      {tensor({1, 2, 4, 4}, DType::F32)},
+                      {}};
+  expectFusedRejected(bare, "@global_bare: fused pooling: channels-last form: the CUDA driver "
+                            "implements a global_average_pool or global_max_pool of its own "
+                            "transpose of the definition's one argument (NHWC to NCHW), which "
+                            "the definition returns");
+}
+
+TEST_F(FusedPoolingNhwcTest, LeavesOtherDefinitionsToOtherFamilies) {
+  // A definition without a pool is not this family's.
+  DefinitionCase transpose{R"mlir(
+    cgc.functional_definition private @transpose_only(%x: !cgc.tensor<1x4x4x2x!cgc.float32>) -> !cgc.tensor<1x2x4x4x!cgc.float32> {
+      %xt = cgc_op.transpose(%x) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x4x4x2x!cgc.float32>) -> !cgc.tensor<1x2x4x4x!cgc.float32>
+      cgc.return %xt : !cgc.tensor<1x2x4x4x!cgc.float32>
+    })mlir",
+                           {tensor({1, 4, 4, 2}, DType::F32)},
+                           {}};
+  FunctionalDefinitionOp definition = buildDefinition(transpose);
   ASSERT_TRUE(definition);
   EXPECT_NE(getFusedFamilyName(definition).str(), "pooling");
-  expectFusedRejected(global);
 }
 
 } // namespace
