@@ -106,8 +106,21 @@ IndexDivisor getIndexDivisor(int64_t divisor) {
 }
 
 /// The copy `spec` is when it only moves one operand's bits to one output
-/// of the same width.
+/// of the same width, or converts one float operand to another float type.
 static std::optional<StridedCopySpec> getPlainCopy(const StridedKernelSpec &spec) {
+  // A float conversion (a cast's expression between float32, float16 and
+  // bfloat16), which StridedCopy converts in its interleave kernel.
+  if (spec.operands.size() == 1 && !spec.operands[0].raw && !spec.rawOutput &&
+      spec.expression == "(float)x0" && spec.statements.empty() && spec.moreOutputs.empty() &&
+      isFloat32ComputedDType(spec.operands[0].dtype) && isFloat32ComputedDType(spec.outputType)) {
+    StridedCopySpec copy;
+    copy.dtype = spec.operands[0].dtype;
+    copy.outputDType = spec.outputType;
+    copy.outputShape = spec.outputShape;
+    copy.strides = spec.operands[0].strides;
+    copy.start = spec.operands[0].start;
+    return copy;
+  }
   if (spec.operands.size() != 1 || !spec.operands[0].raw || !spec.rawOutput ||
       spec.expression != "x0" || !spec.statements.empty() || !spec.moreOutputs.empty() ||
       getByteWidth(spec.operands[0].dtype) != getByteWidth(spec.outputType))

@@ -9,7 +9,8 @@ namespace cgc::cuda {
 namespace {
 
 const FusedFamily *const kFamilies[] = {&kFusedConvolution,   &kFusedMatmul,      &kFusedAttention,
-                                        &kFusedNormalization, &kFusedElementwise, &kFusedPooling};
+                                        &kFusedNormalization, &kFusedElementwise, &kFusedPooling,
+                                        &kFusedLayout};
 
 } // namespace
 

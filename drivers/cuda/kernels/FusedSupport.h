@@ -36,13 +36,15 @@ struct FusedFamily {
 
 /// The families, in the order the registry asks them. Each is defined in its
 /// own file (FusedConvolution.cpp, FusedMatmul.cpp, FusedAttention.cpp,
-/// FusedNormalization.cpp, FusedElementwise.cpp, FusedPooling.cpp).
+/// FusedNormalization.cpp, FusedElementwise.cpp, FusedPooling.cpp,
+/// FusedLayout.cpp).
 extern const FusedFamily kFusedConvolution;
 extern const FusedFamily kFusedMatmul;
 extern const FusedFamily kFusedAttention;
 extern const FusedFamily kFusedNormalization;
 extern const FusedFamily kFusedElementwise;
 extern const FusedFamily kFusedPooling;
+extern const FusedFamily kFusedLayout;
 
 /// The layers of `definition` in order (its body without the terminator).
 llvm::SmallVector<mlir::Operation *, 8> getDefinitionLayers(FunctionalDefinitionOp definition);

@@ -36,6 +36,9 @@ constexpr drivers::PatternSource kPatternFiles[] = {
     {"patterns/pooling.mlir",
 #include "pooling.mlir.inc"
     },
+    {"patterns/layout.mlir",
+#include "layout.mlir.inc"
+    },
 };
 
 /// Whether one fused kernel implements `subgraph` whole (checked without a

@@ -23,7 +23,8 @@
 // tile (NCHW -> NHWC of 3 channels): each thread reads its row's columns,
 // each read coalesced across the warp, and writes them side by side; their
 // count is a constant of the source, so the reads are all in flight at
-// once.
+// once. It may also convert between float32, float16 and bfloat16 (a
+// float32 model input cast to float16 and transposed to NHWC, one pass).
 //
 // Indices are 32-bit when every offset fits (cheaper divisions), as in
 // ElementwiseCodegen.cpp.
@@ -370,9 +371,20 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
 
 /// The source of `cgc_copy_interleave` for rows of `columns` elements over
 /// `batchRank` batch dimensions.
-static std::string generateInterleaveSource(unsigned width, int64_t columns, size_t batchRank,
-                                            bool narrow) {
-  std::string bits = getMoveType(width);
+static std::string generateInterleaveSource(const StridedCopySpec &spec, int64_t columns,
+                                            size_t batchRank, bool narrow) {
+  // Bits, or with a conversion the storage types and float between them.
+  bool converts = spec.outputDType && *spec.outputDType != spec.dtype;
+  std::string bits = getMoveType(static_cast<unsigned>(getByteWidth(spec.dtype)));
+  std::string inType = converts ? getStorageType(spec.dtype) : bits;
+  std::string outType = converts ? getStorageType(*spec.outputDType) : bits;
+  std::string value = converts ? std::string("float") : bits;
+  std::string load = "in[inputBase + i + c * columnStride]";
+  std::string store = "row[c]";
+  if (converts) {
+    load = loadValue(spec.dtype, load);
+    store = storeValue(*spec.outputDType, store);
+  }
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getIndexTypedef(narrow);
@@ -382,7 +394,7 @@ static std::string generateInterleaveSource(unsigned width, int64_t columns, siz
   writeBatchArrays(os, batchRank);
   os << "};\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads
-     << ") cgc_copy_interleave(const " << bits << " *__restrict__ in, " << bits
+     << ") cgc_copy_interleave(const " << inType << " *__restrict__ in, " << outType
      << " *__restrict__ out, cgc_interleave_params p) {\n"
      << R"cuda(  cgc_index rows = (cgc_index)p.rows, columnStride = (cgc_index)p.columnStride;
   cgc_index rowStride = (cgc_index)p.rowStride, batch = (cgc_index)p.batch;
@@ -392,13 +404,13 @@ static std::string generateInterleaveSource(unsigned width, int64_t columns, siz
   writeBatchBases(os, batchRank);
   os << "    for (cgc_index i = (cgc_index)blockIdx.x * (cgc_index)blockDim.x + threadIdx.x; "
         "i < rows; i += step) {\n"
-     << "      " << bits << " row[CGC_COLUMNS];\n"
+     << "      " << value << " row[CGC_COLUMNS];\n"
      << "#pragma unroll\n"
      << "      for (int c = 0; c < CGC_COLUMNS; ++c)\n"
-     << "        row[c] = in[inputBase + i + c * columnStride];\n"
+     << "        row[c] = " << load << ";\n"
      << "#pragma unroll\n"
      << "      for (int c = 0; c < CGC_COLUMNS; ++c)\n"
-     << "        out[outputBase + i * rowStride + c] = row[c];\n"
+     << "        out[outputBase + i * rowStride + c] = " << store << ";\n"
      << "    }\n  }\n}\n";
   return source;
 }
@@ -411,7 +423,7 @@ static llvm::Expected<CopyLaunch> buildInterleave(mlir::Operation *op,
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
   CopyBatches batches(plan);
   int64_t rows = plan.sizes[plan.rowDim], columns = plan.sizes.back();
-  std::string source = generateInterleaveSource(width, columns, batches.sizes.size(), plan.narrow);
+  std::string source = generateInterleaveSource(spec, columns, batches.sizes.size(), plan.narrow);
   auto function = context.getFunction(op, source, "cgc_copy_interleave");
   if (!function)
     return function.takeError();
@@ -486,8 +498,11 @@ StridedCopyPlan planStridedCopy(const StridedCopySpec &spec) {
   if (rank == 0)
     return plan; // one element
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
+  bool converts = spec.outputDType && *spec.outputDType != spec.dtype;
 
   if (plan.strides.back() == 1) {
+    if (converts)
+      return plan;
     // Single elements are no better than the per-element kernel: runs
     // need a vector wider than an element.
     for (unsigned bytes : getMoveWidths(width))
@@ -513,6 +528,9 @@ StridedCopyPlan planStridedCopy(const StridedCopySpec &spec) {
   plan.rowDim = *rowDim;
   plan.kind = plan.sizes.back() < kMinimumTileSide ? StridedCopyKind::Interleave
                                                    : StridedCopyKind::Tiles;
+  if (plan.kind != StridedCopyKind::Interleave && spec.outputDType &&
+      *spec.outputDType != spec.dtype)
+    plan.kind = StridedCopyKind::General;
   return plan;
 }
 

@@ -45,7 +45,12 @@ struct DeviceIndexedStart {
 
 /// out[i...] = in[start (+ index * index->stride) + sum(i_d * strides_d)].
 struct StridedCopySpec {
+  /// The input's element type (and the output's, unless outputDType).
   DType dtype = DType::F32;
+  /// A conversion on the way (float32, float16 and bfloat16 to one another,
+  /// through float as a cast layer converts): only the interleave kernel
+  /// converts, so any other converting copy plans as General.
+  std::optional<DType> outputDType;
   Shape outputShape;
   /// Per output dimension, in elements: 0 where the input broadcasts,
   /// negative for reversed slices.

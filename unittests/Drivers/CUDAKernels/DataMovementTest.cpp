@@ -307,6 +307,26 @@ TEST_F(DataMovementTest, StridedCopyPlansOfBroadcastsReversalsAndSmallTiles) {
             "general []");
 }
 
+TEST_F(DataMovementTest, ConvertingCopiesInterleaveOnly) {
+  // A float32 input cast to float16 and transposed NCHW -> NHWC (the fused
+  // layout family): the interleave kernel converts on the way.
+  StridedCopySpec input = transposeSpec(DType::F32, {256, 3, 224, 224}, {0, 2, 3, 1});
+  input.outputDType = DType::F16;
+  EXPECT_EQ(describePlan(planStridedCopy(input)), "interleave rows 1 [256, 50176, 3]");
+  input.outputDType = DType::BF16;
+  EXPECT_EQ(describePlan(planStridedCopy(input)), "interleave rows 1 [256, 50176, 3]");
+  // Runs and tiles copy bits, so a conversion there is the per-element
+  // kernel's; the same type is no conversion.
+  StridedCopySpec runs = transposeSpec(DType::F32, {32, 128, 12, 64}, {0, 2, 1, 3});
+  runs.outputDType = DType::F16;
+  EXPECT_EQ(describePlan(planStridedCopy(runs)), "general [32, 12, 128, 64]");
+  StridedCopySpec tiles = transposeSpec(DType::F16, {2, 7, 9, 20}, {0, 3, 1, 2});
+  tiles.outputDType = DType::F32;
+  EXPECT_EQ(describePlan(planStridedCopy(tiles)), "general [2, 20, 63]");
+  tiles.outputDType = DType::F16;
+  EXPECT_EQ(describePlan(planStridedCopy(tiles)), "tiles rows 1 [2, 20, 63]");
+}
+
 TEST_F(DataMovementTest, StridedCopyPlansIndexWideOnlyWhenNeeded) {
   EXPECT_TRUE(planStridedCopy(transposeSpec(DType::F16, {32, 128, 12, 64}, {0, 2, 1, 3})).narrow);
   EXPECT_FALSE(
