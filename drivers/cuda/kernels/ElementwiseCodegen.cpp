@@ -108,28 +108,24 @@ IndexDivisor getIndexDivisor(int64_t divisor) {
 /// The copy `spec` is when it only moves one operand's bits to one output
 /// of the same width, or converts one float operand to another float type.
 static std::optional<StridedCopySpec> getPlainCopy(const StridedKernelSpec &spec) {
+  if (spec.operands.size() != 1 || !spec.statements.empty() || !spec.moreOutputs.empty())
+    return std::nullopt;
+  const StridedOperand &operand = spec.operands[0];
+  bool movesBits = operand.raw && spec.rawOutput && spec.expression == "x0" &&
+                   getByteWidth(operand.dtype) == getByteWidth(spec.outputType);
   // A float conversion (a cast's expression between float32, float16 and
   // bfloat16), which StridedCopy converts in its interleave kernel.
-  if (spec.operands.size() == 1 && !spec.operands[0].raw && !spec.rawOutput &&
-      spec.expression == "(float)x0" && spec.statements.empty() && spec.moreOutputs.empty() &&
-      isFloat32ComputedDType(spec.operands[0].dtype) && isFloat32ComputedDType(spec.outputType)) {
-    StridedCopySpec copy;
-    copy.dtype = spec.operands[0].dtype;
-    copy.outputDType = spec.outputType;
-    copy.outputShape = spec.outputShape;
-    copy.strides = spec.operands[0].strides;
-    copy.start = spec.operands[0].start;
-    return copy;
-  }
-  if (spec.operands.size() != 1 || !spec.operands[0].raw || !spec.rawOutput ||
-      spec.expression != "x0" || !spec.statements.empty() || !spec.moreOutputs.empty() ||
-      getByteWidth(spec.operands[0].dtype) != getByteWidth(spec.outputType))
+  bool converts = !operand.raw && !spec.rawOutput && spec.expression == "(float)x0" &&
+                  isFloat32ComputedDType(operand.dtype) && isFloat32ComputedDType(spec.outputType);
+  if (!movesBits && !converts)
     return std::nullopt;
   StridedCopySpec copy;
-  copy.dtype = spec.outputType;
+  copy.dtype = movesBits ? spec.outputType : operand.dtype;
+  if (converts)
+    copy.outputDType = spec.outputType;
   copy.outputShape = spec.outputShape;
-  copy.strides = spec.operands[0].strides;
-  copy.start = spec.operands[0].start;
+  copy.strides = operand.strides;
+  copy.start = operand.start;
   return copy;
 }
 

@@ -67,7 +67,10 @@ std::optional<CastTranspose> recognize(FunctionalDefinitionOp definition) {
   return form;
 }
 
-std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
+/// The definition's cast and transpose when it is this family's, an error
+/// where the cast's types are not the kernel's, std::nullopt when it is not
+/// this family's.
+std::optional<llvm::Expected<CastTranspose>> read(FunctionalDefinitionOp definition) {
   std::optional<CastTranspose> form = recognize(definition);
   if (!form)
     return std::nullopt;
@@ -82,18 +85,27 @@ std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
                                 " is not implemented on the CUDA driver (float32, float16 and "
                                 "bfloat16 to one another)");
   }
+  return *form;
+}
+
+std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
+  std::optional<llvm::Expected<CastTranspose>> form = read(definition);
+  if (!form)
+    return std::nullopt;
+  if (!*form)
+    return form->takeError();
   return llvm::Error::success();
 }
 
 std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
                                             KernelContext::Impl &context) {
   using Result = std::optional<llvm::Expected<Kernel>>;
-  std::optional<llvm::Error> checked = check(definition);
-  if (!checked)
+  std::optional<llvm::Expected<CastTranspose>> found = read(definition);
+  if (!found)
     return std::nullopt;
-  if (*checked)
-    return Result(std::move(*checked));
-  CastTranspose form = *recognize(definition);
+  if (!*found)
+    return Result(found->takeError());
+  CastTranspose form = **found;
   // The cast's types; the transpose's shapes (the cast keeps shapes).
   llvm::Expected<TensorInfo> input = getTensorInfo(form.cast, form.cast.getInput());
   llvm::Expected<TensorInfo> converted = getTensorInfo(form.cast, form.cast.getOutput());

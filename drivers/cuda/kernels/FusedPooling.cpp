@@ -57,6 +57,41 @@ struct NhwcPool {
   std::optional<NhwcGlobalPoolGeometry> global;
 };
 
+/// Why `input`, the pool's own transpose of the definition's argument, is
+/// not rank 4 NHWC to NCHW (`what` names the pool in the message), or none.
+std::optional<llvm::Error> checkInputTranspose(FunctionalDefinitionOp definition,
+                                               op::TransposeOp input, const char *what) {
+  auto inputType = llvm::cast<TensorType>(input.getInput().getType());
+  if (inputType.getRank() != 4)
+    return makeFusedError(definition, kFamily,
+                          "channels-last form: " + llvm::Twine(what) + " of rank " +
+                              llvm::Twine(inputType.getRank()) +
+                              " is not implemented on the CUDA driver (only 2-D pools, rank 4)");
+  llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(input);
+  if (llvm::ArrayRef<int64_t>(permutation) != llvm::ArrayRef<int64_t>(kNhwcToNchw))
+    return makeFusedError(definition, kFamily,
+                          "channels-last form: the input's transpose with permutation " +
+                              formatIndexList(permutation) +
+                              " is not implemented on the CUDA driver (only " +
+                              formatIndexList(kNhwcToNchw) + ", NHWC to NCHW)");
+  return std::nullopt;
+}
+
+/// The pool's N×C×H×W input, or why the kernel does not take its type.
+llvm::Expected<TensorInfo> readPoolInput(FunctionalDefinitionOp definition,
+                                         mlir::Operation *pool) {
+  llvm::Expected<TensorInfo> info = getTensorInfo(pool, pool->getOperand(0));
+  if (!info)
+    return makeFusedError(definition, kFamily, llvm::toString(info.takeError()));
+  if (!isFloat32ComputedDType(info->dtype))
+    return makeFusedError(definition, kFamily,
+                          llvm::Twine(pool->getName().getStringRef()) + ": element type " +
+                              getDTypeName(info->dtype) +
+                              " is not implemented on the CUDA driver (float32, float16 and "
+                              "bfloat16)");
+  return info;
+}
+
 /// The global pool of `definition` in the channels-last form (its
 /// argument's transpose to NCHW, then the pool, which it returns), or why
 /// it is not.
@@ -78,25 +113,11 @@ llvm::Expected<NhwcPool> analyzeGlobal(FunctionalDefinitionOp definition) {
     return refuse("the CUDA driver implements a global_average_pool or global_max_pool of its "
                   "own transpose of the definition's one argument (NHWC to NCHW), which the "
                   "definition returns");
-  auto inputType = llvm::cast<TensorType>(input.getInput().getType());
-  if (inputType.getRank() != 4)
-    return refuse("a global pool of rank " + llvm::Twine(inputType.getRank()) +
-                  " is not implemented on the CUDA driver (only 2-D pools, rank 4)");
-  llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(input);
-  if (llvm::ArrayRef<int64_t>(permutation) != llvm::ArrayRef<int64_t>(kNhwcToNchw))
-    return refuse("the input's transpose with permutation " + formatIndexList(permutation) +
-                  " is not implemented on the CUDA driver (only " +
-                  formatIndexList(kNhwcToNchw) + ", NHWC to NCHW)");
-  llvm::Expected<TensorInfo> inputInfo = getTensorInfo(pool, pool->getOperand(0));
+  if (std::optional<llvm::Error> error = checkInputTranspose(definition, input, "a global pool"))
+    return std::move(*error);
+  llvm::Expected<TensorInfo> inputInfo = readPoolInput(definition, pool);
   if (!inputInfo)
-    return makeFusedError(definition, kFamily, llvm::toString(inputInfo.takeError()));
-  DType dtype = inputInfo->dtype;
-  if (!isFloat32ComputedDType(dtype))
-    return makeFusedError(definition, kFamily,
-                          llvm::Twine(pool->getName().getStringRef()) + ": element type " +
-                              getDTypeName(dtype) +
-                              " is not implemented on the CUDA driver (float32, float16 and "
-                              "bfloat16)");
+    return inputInfo.takeError();
   int64_t pixels = inputInfo->shape[2] * inputInfo->shape[3];
   if (pixels > kNhwcGlobalPoolMaxPixels)
     return refuse(llvm::Twine(pool->getName().getStringRef()) + " over " +
@@ -107,7 +128,7 @@ llvm::Expected<NhwcPool> analyzeGlobal(FunctionalDefinitionOp definition) {
   NhwcPool result;
   result.pool = pool;
   NhwcGlobalPoolGeometry &geometry = result.global.emplace();
-  geometry.dtype = dtype;
+  geometry.dtype = inputInfo->dtype;
   geometry.isMax = llvm::isa<op::GlobalMaxPoolOp>(pool);
   geometry.batch = inputInfo->shape[0];
   geometry.channels = inputInfo->shape[1];
@@ -143,45 +164,24 @@ llvm::Expected<NhwcPool> analyze(FunctionalDefinitionOp definition) {
     return refuse("the CUDA driver implements a max_pool or average_pool between its own "
                   "transposes of the definition's one argument (NHWC to NCHW) and of its "
                   "result (NCHW to NHWC), which the definition returns");
-  auto inputType = llvm::cast<TensorType>(input.getInput().getType());
-  if (inputType.getRank() != 4)
-    return refuse("a pool of rank " + llvm::Twine(inputType.getRank()) +
-                  " is not implemented on the CUDA driver (only 2-D pools, rank 4)");
-  struct Expected {
-    op::TransposeOp transpose;
-    const char *what;
-    llvm::ArrayRef<int64_t> permutation;
-    const char *meaning;
-  };
-  const Expected expected[] = {
-      {input, "the input", kNhwcToNchw, "NHWC to NCHW"},
-      {output, "the result", kNchwToNhwc, "NCHW to NHWC"},
-  };
-  for (const Expected &wanted : expected) {
-    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
-    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
-      return refuse(llvm::Twine(wanted.what) + "'s transpose with permutation " +
-                    formatIndexList(permutation) + " is not implemented on the CUDA driver (only " +
-                    formatIndexList(wanted.permutation) + ", " + wanted.meaning + ")");
-  }
-  llvm::Expected<TensorInfo> inputInfo = getTensorInfo(pool, pool->getOperand(0));
+  if (std::optional<llvm::Error> error = checkInputTranspose(definition, input, "a pool"))
+    return std::move(*error);
+  llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(output);
+  if (llvm::ArrayRef<int64_t>(permutation) != llvm::ArrayRef<int64_t>(kNchwToNhwc))
+    return refuse("the result's transpose with permutation " + formatIndexList(permutation) +
+                  " is not implemented on the CUDA driver (only " + formatIndexList(kNchwToNhwc) +
+                  ", NCHW to NHWC)");
+  llvm::Expected<TensorInfo> inputInfo = readPoolInput(definition, pool);
   if (!inputInfo)
-    return makeFusedError(definition, kFamily, llvm::toString(inputInfo.takeError()));
+    return inputInfo.takeError();
   llvm::Expected<TensorInfo> outputInfo = getTensorInfo(pool, pool->getResult(0));
   if (!outputInfo)
     return makeFusedError(definition, kFamily, llvm::toString(outputInfo.takeError()));
-  DType dtype = inputInfo->dtype;
-  if (!isFloat32ComputedDType(dtype))
-    return makeFusedError(definition, kFamily,
-                          llvm::Twine(pool->getName().getStringRef()) + ": element type " +
-                              getDTypeName(dtype) +
-                              " is not implemented on the CUDA driver (float32, float16 and "
-                              "bfloat16)");
 
   NhwcPool result;
   result.pool = pool;
   NhwcPoolGeometry &geometry = result.window.emplace();
-  geometry.dtype = dtype;
+  geometry.dtype = inputInfo->dtype;
   geometry.isMax = llvm::isa<op::MaxPoolOp>(pool);
   // The pool's own N×C×H×W shapes.
   geometry.batch = inputInfo->shape[0];

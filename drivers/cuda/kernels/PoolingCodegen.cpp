@@ -60,12 +60,71 @@ namespace {
 /// The largest window whose loops are unrolled.
 constexpr int64_t kUnrolledWindow = 49;
 
+/// What the window and global kernels accumulate alike: maxima in the
+/// compute type (NaN propagating), sums in double.
+struct PoolAccumulator {
+  PoolAccumulator(DType dtype, bool isMax)
+      : dtype(dtype), isMax(isMax), compute(getComputeType(dtype)) {}
+
+  /// The accumulator's type and start.
+  std::string getType() const { return isMax ? compute : "double"; }
+  std::string getIdentity() const {
+    return isMax ? floatLiteral(-INFINITY, compute) : std::string("0.0");
+  }
+  /// The statement folding the compute-type `value` into `accumulator`.
+  std::string combine(const std::string &accumulator, const std::string &value) const {
+    if (isMax)
+      return accumulator + " = cgc_max(" + accumulator + ", (" + compute + ")" + value + ");";
+    return accumulator + " += (double)" + value + ";";
+  }
+  /// The stored result of `accumulator`; an average divides it by
+  /// `divisor` (a double expression).
+  std::string finish(const std::string &accumulator, const std::string &divisor) const {
+    if (isMax)
+      return storeValue(dtype, accumulator);
+    return storeValue(dtype, "(" + compute + ")(" + accumulator + " / " + divisor + ")");
+  }
+
+  DType dtype;
+  bool isMax;
+  std::string compute;
+};
+
+/// Element j of a 16-byte vector held as four 32-bit words `words[4]`.
+std::string getVectorElement(DType dtype) {
+  if (dtype == DType::F32)
+    return "__uint_as_float(words[j])";
+  return loadValue(dtype, "(unsigned short)(words[j / 2] >> (16 * (j % 2)))");
+}
+
+/// The statements (each line starting with `indent`) that pack the stored
+/// results of `acc[0..]` into a 16-byte vector and store it at `address`
+/// through PTX's st.global.v4.b32.
+void writeVectorStore(llvm::raw_ostream &os, const PoolAccumulator &accumulator,
+                      const std::string &divisor, const std::string &address,
+                      const std::string &indent) {
+  os << indent << "unsigned int packed[4];\n"
+     << "#pragma unroll\n"
+     << indent << "for (int k = 0; k < 4; ++k)\n";
+  if (accumulator.dtype == DType::F32)
+    os << indent << "  packed[k] = __float_as_uint(" << accumulator.finish("acc[k]", divisor)
+       << ");\n";
+  else
+    os << indent << "  packed[k] = (unsigned int)" << accumulator.finish("acc[2 * k]", divisor)
+       << " | ((unsigned int)" << accumulator.finish("acc[2 * k + 1]", divisor) << " << 16);\n";
+  os << indent << "asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(" << address
+     << "),\n"
+     << indent
+     << "             \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), \"r\"(packed[3])\n"
+     << indent << "             : \"memory\");\n";
+}
+
 /// Writes one kernel of the source; the geometry's sizes are literals.
 class NhwcPoolWriter {
 public:
   NhwcPoolWriter(const NhwcPoolGeometry &geometry, llvm::raw_ostream &os)
       : g(geometry), os(os), storage(getStorageType(geometry.dtype)),
-        compute(getComputeType(geometry.dtype)) {}
+        accumulator(geometry.dtype, geometry.isMax) {}
 
   /// `cgc_pool_nhwc`: one output element per thread.
   void writeScalarKernel();
@@ -93,27 +152,10 @@ private:
   /// origin, and clips the window to the input; an average also gets its
   /// divisor.
   void writeWindow(const std::string &pixel);
-  /// The accumulator's type and start.
-  std::string getAccumulatorType() const { return g.isMax ? compute : "double"; }
-  std::string getIdentity() const {
-    return g.isMax ? floatLiteral(-INFINITY, compute) : std::string("0.0");
-  }
-  /// The statement folding the compute-type `value` into `accumulator`.
-  std::string combine(const std::string &accumulator, const std::string &value) const {
-    if (g.isMax)
-      return accumulator + " = cgc_max(" + accumulator + ", (" + compute + ")" + value + ");";
-    return accumulator + " += (double)" + value + ";";
-  }
-  /// The stored result of `accumulator`.
-  std::string finish(const std::string &accumulator) const {
-    if (g.isMax)
-      return storeValue(g.dtype, accumulator);
-    return storeValue(g.dtype, "(" + compute + ")(" + accumulator + " / divisor)");
-  }
-
   const NhwcPoolGeometry &g;
   llvm::raw_ostream &os;
-  std::string storage, compute;
+  std::string storage;
+  PoolAccumulator accumulator;
 };
 
 void NhwcPoolWriter::writeHead(const char *name, int64_t count) {
@@ -163,17 +205,17 @@ void NhwcPoolWriter::writeScalarKernel() {
   writeWindow("pixel");
   os << "    const " << storage << " *source = in + batch * "
      << index(g.height * g.width * g.channels) << " + channel;\n"
-     << "    " << getAccumulatorType() << " acc = " << getIdentity() << ";\n"
+     << "    " << accumulator.getType() << " acc = " << accumulator.getIdentity() << ";\n"
      << "    " << writeLoop("kh", "Row", 0) << " {\n"
      << "      const " << storage << " *line = source + (cgc_index)(originRow + kh * "
      << g.dilations[0] << "LL) * " << index(g.width * g.channels) << ";\n"
      << "      " << writeLoop("kw", "Column", 1) << " {\n"
      << "        "
-     << combine("acc", loadValue(g.dtype, "line[(cgc_index)(originColumn + kw * " +
+     << accumulator.combine("acc", loadValue(g.dtype, "line[(cgc_index)(originColumn + kw * " +
                                               std::to_string(g.dilations[1]) + "LL) * " +
                                               index(g.channels) + "]"))
      << "\n      }\n    }\n"
-     << "    out[item] = " << finish("acc") << ";\n  }\n}\n";
+     << "    out[item] = " << accumulator.finish("acc", "divisor") << ";\n  }\n}\n";
 }
 
 void NhwcPoolWriter::writeVectorKernel(int64_t vector) {
@@ -182,18 +224,12 @@ void NhwcPoolWriter::writeVectorKernel(int64_t vector) {
   os << "    const cgc_index group = item % " << index(groups) << ";\n"
      << "    const cgc_index pixel = item / " << index(groups) << ";\n";
   writeWindow("pixel");
-  // Element j of a 16-byte vector held as four 32-bit words.
-  std::string element;
-  if (g.dtype == DType::F32)
-    element = "__uint_as_float(words[j])";
-  else
-    element = loadValue(g.dtype, "(unsigned short)(words[j / 2] >> (16 * (j % 2)))");
   os << "    const " << storage << " *source = in + batch * "
      << index(g.height * g.width * g.channels) << " + group * " << index(vector) << ";\n"
-     << "    " << getAccumulatorType() << " acc[" << vector << "];\n"
+     << "    " << accumulator.getType() << " acc[" << vector << "];\n"
      << "#pragma unroll\n"
      << "    for (int j = 0; j < " << vector << "; ++j)\n"
-     << "      acc[j] = " << getIdentity() << ";\n"
+     << "      acc[j] = " << accumulator.getIdentity() << ";\n"
      << "    " << writeLoop("kh", "Row", 0) << " {\n"
      << "      const " << storage << " *line = source + (cgc_index)(originRow + kh * "
      << g.dilations[0] << "LL) * " << index(g.width * g.channels) << ";\n"
@@ -204,23 +240,11 @@ void NhwcPoolWriter::writeVectorKernel(int64_t vector) {
      << "        const unsigned int words[4] = {bits.x, bits.y, bits.z, bits.w};\n"
      << "#pragma unroll\n"
      << "        for (int j = 0; j < " << vector << "; ++j)\n"
-     << "          " << combine("acc[j]", element) << "\n"
-     << "      }\n    }\n"
-     << "    unsigned int packed[4];\n"
-     << "#pragma unroll\n"
-     << "    for (int k = 0; k < 4; ++k)\n";
-  if (g.dtype == DType::F32)
-    os << "      packed[k] = __float_as_uint(" << finish("acc[k]") << ");\n";
-  else
-    os << "      packed[k] = (unsigned int)" << finish("acc[2 * k]") << " | ((unsigned int)"
-       << finish("acc[2 * k + 1]") << " << 16);\n";
+     << "          " << accumulator.combine("acc[j]", getVectorElement(g.dtype)) << "\n"
+     << "      }\n    }\n";
   // The item's channels start at item * vector in the N×OH×OW×C output.
-  os << "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(out + item * "
-     << index(vector)
-     << "),\n"
-        "                 \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), \"r\"(packed[3])"
-        "\n                 : \"memory\");\n"
-     << "  }\n}\n";
+  writeVectorStore(os, accumulator, "divisor", "out + item * " + index(vector), "    ");
+  os << "  }\n}\n";
 }
 
 } // namespace
@@ -260,54 +284,39 @@ int64_t getNhwcGlobalPoolBlocks(const NhwcGlobalPoolGeometry &geometry, bool vec
 /// single elements).
 static void writeGlobalPoolKernel(const NhwcGlobalPoolGeometry &g, llvm::raw_ostream &os,
                                   const char *name, int64_t vector) {
-  std::string storage = getStorageType(g.dtype), compute = getComputeType(g.dtype);
-  std::string accumulator = g.isMax ? compute : "double";
-  std::string identity = g.isMax ? floatLiteral(-INFINITY, compute) : std::string("0.0");
+  std::string storage = getStorageType(g.dtype);
+  PoolAccumulator accumulator(g.dtype, g.isMax);
+  std::string divisor = std::to_string(g.pixels) + ".0";
   auto index = [](int64_t value) { return "((cgc_index)" + std::to_string(value) + "LL)"; };
-  auto combine = [&](const std::string &into, const std::string &value) {
-    if (g.isMax)
-      return into + " = cgc_max(" + into + ", (" + compute + ")" + value + ");";
-    return into + " += (double)" + value + ";";
-  };
-  auto finish = [&](const std::string &value) {
-    if (g.isMax)
-      return storeValue(g.dtype, value);
-    return storeValue(g.dtype, "(" + compute + ")(" + value + " / " +
-                                   std::to_string(g.pixels) + ".0)");
-  };
   int64_t groups = vector > 1 ? g.channels / vector : g.channels;
   int64_t chunks = (groups + 31) / 32;
   os << "extern \"C\" __global__ void __launch_bounds__(256) " << name << "(const " << storage
      << " *__restrict__ in, " << storage << " *__restrict__ out) {\n"
-     << "  __shared__ " << accumulator << " partial[8][32][" << vector << "];\n"
+     << "  __shared__ " << accumulator.getType() << " partial[8][32][" << vector << "];\n"
      << "  const int lane = threadIdx.x % 32, slice = threadIdx.x / 32;\n"
      << "  for (cgc_index item = blockIdx.x; item < " << index(g.batch * chunks)
      << "; item += gridDim.x) {\n"
      << "    const cgc_index batch = item / " << index(chunks) << ";\n"
      << "    const cgc_index group = (item % " << index(chunks) << ") * 32 + lane;\n"
-     << "    " << accumulator << " acc[" << vector << "];\n"
+     << "    " << accumulator.getType() << " acc[" << vector << "];\n"
      << "#pragma unroll\n"
      << "    for (int j = 0; j < " << vector << "; ++j)\n"
-     << "      acc[j] = " << identity << ";\n"
+     << "      acc[j] = " << accumulator.getIdentity() << ";\n"
      << "    if (group < " << index(groups) << ") {\n"
      << "      const " << storage << " *source = in + batch * "
      << index(g.pixels * g.channels) << " + group * " << index(vector) << ";\n"
      << "#pragma unroll 4\n"
      << "      for (int pixel = slice; pixel < " << g.pixels << "; pixel += 8) {\n";
   if (vector > 1) {
-    std::string element =
-        g.dtype == DType::F32
-            ? std::string("__uint_as_float(words[j])")
-            : loadValue(g.dtype, "(unsigned short)(words[j / 2] >> (16 * (j % 2)))");
     os << "        const uint4 bits = *reinterpret_cast<const uint4 *>(source + (cgc_index)pixel * "
        << index(g.channels) << ");\n"
        << "        const unsigned int words[4] = {bits.x, bits.y, bits.z, bits.w};\n"
        << "#pragma unroll\n"
        << "        for (int j = 0; j < " << vector << "; ++j)\n"
-       << "          " << combine("acc[j]", element) << "\n";
+       << "          " << accumulator.combine("acc[j]", getVectorElement(g.dtype)) << "\n";
   } else {
     os << "        "
-       << combine("acc[0]", loadValue(g.dtype, "source[(cgc_index)pixel * " +
+       << accumulator.combine("acc[0]", loadValue(g.dtype, "source[(cgc_index)pixel * " +
                                                    index(g.channels) + "]"))
        << "\n";
   }
@@ -320,24 +329,12 @@ static void writeGlobalPoolKernel(const NhwcGlobalPoolGeometry &g, llvm::raw_ost
      << "      for (int s = 1; s < 8; ++s)\n"
      << "#pragma unroll\n"
      << "        for (int j = 0; j < " << vector << "; ++j)\n"
-     << "          " << combine("acc[j]", "partial[s][lane][j]") << "\n";
+     << "          " << accumulator.combine("acc[j]", "partial[s][lane][j]") << "\n";
   std::string at = "batch * " + index(g.channels) + " + group * " + index(vector);
-  if (vector == 1) {
-    os << "      out[" << at << "] = " << finish("acc[0]") << ";\n";
-  } else {
-    os << "      unsigned int packed[4];\n"
-       << "#pragma unroll\n"
-       << "      for (int k = 0; k < 4; ++k)\n";
-    if (g.dtype == DType::F32)
-      os << "        packed[k] = __float_as_uint(" << finish("acc[k]") << ");\n";
-    else
-      os << "        packed[k] = (unsigned int)" << finish("acc[2 * k]") << " | ((unsigned int)"
-         << finish("acc[2 * k + 1]") << " << 16);\n";
-    os << "      asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(out + " << at
-       << "),\n"
-          "                   \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), "
-          "\"r\"(packed[3])\n                   : \"memory\");\n";
-  }
+  if (vector == 1)
+    os << "      out[" << at << "] = " << accumulator.finish("acc[0]", divisor) << ";\n";
+  else
+    writeVectorStore(os, accumulator, divisor, "out + " + at, "      ");
   // The next item reuses the partials.
   os << "    }\n    __syncthreads();\n  }\n}\n";
 }

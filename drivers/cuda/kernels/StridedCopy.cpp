@@ -374,7 +374,7 @@ static llvm::Expected<CopyLaunch> buildTiles(mlir::Operation *op, KernelContext:
 static std::string generateInterleaveSource(const StridedCopySpec &spec, int64_t columns,
                                             size_t batchRank, bool narrow) {
   // Bits, or with a conversion the storage types and float between them.
-  bool converts = spec.outputDType && *spec.outputDType != spec.dtype;
+  bool converts = spec.converts();
   std::string bits = getMoveType(static_cast<unsigned>(getByteWidth(spec.dtype)));
   std::string inType = converts ? getStorageType(spec.dtype) : bits;
   std::string outType = converts ? getStorageType(*spec.outputDType) : bits;
@@ -498,10 +498,9 @@ StridedCopyPlan planStridedCopy(const StridedCopySpec &spec) {
   if (rank == 0)
     return plan; // one element
   unsigned width = static_cast<unsigned>(getByteWidth(spec.dtype));
-  bool converts = spec.outputDType && *spec.outputDType != spec.dtype;
 
   if (plan.strides.back() == 1) {
-    if (converts)
+    if (spec.converts())
       return plan;
     // Single elements are no better than the per-element kernel: runs
     // need a vector wider than an element.
@@ -528,8 +527,7 @@ StridedCopyPlan planStridedCopy(const StridedCopySpec &spec) {
   plan.rowDim = *rowDim;
   plan.kind = plan.sizes.back() < kMinimumTileSide ? StridedCopyKind::Interleave
                                                    : StridedCopyKind::Tiles;
-  if (plan.kind != StridedCopyKind::Interleave && spec.outputDType &&
-      *spec.outputDType != spec.dtype)
+  if (plan.kind != StridedCopyKind::Interleave && spec.converts())
     plan.kind = StridedCopyKind::General;
   return plan;
 }

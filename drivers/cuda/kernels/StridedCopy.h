@@ -51,6 +51,8 @@ struct StridedCopySpec {
   /// through float as a cast layer converts): only the interleave kernel
   /// converts, so any other converting copy plans as General.
   std::optional<DType> outputDType;
+  /// Whether the copy converts (outputDType differs from dtype).
+  bool converts() const { return outputDType && *outputDType != dtype; }
   Shape outputShape;
   /// Per output dimension, in elements: 0 where the input broadcasts,
   /// negative for reversed slices.

@@ -63,6 +63,13 @@ std::string tensorType(const Dims &shape, DType dtype) {
   return text + "!cgc." + dtypeName(dtype) + ">";
 }
 
+std::string listText(const Dims &values) {
+  std::string text = "[";
+  for (size_t index = 0; index < values.size(); ++index)
+    text += (index ? ", " : "") + std::to_string(values[index]);
+  return text + "]";
+}
+
 /// float -> binary16 / bfloat16 bits, round to nearest-even (through
 /// double arithmetic, independent of the kernels' bit tricks).
 static uint16_t encodeSmallFloat(double value, int mantissaBits, int bias, int exponentBits) {

@@ -36,6 +36,8 @@ using Dims = std::vector<int64_t>;
 std::string dtypeName(DType dtype);
 /// `!cgc.tensor<AxBx!cgc.T>`.
 std::string tensorType(const Dims &shape, DType dtype);
+/// `[a, b, ...]`: an IR integer list.
+std::string listText(const Dims &values);
 
 /// Dense host data of one tensor; elements read as double.
 struct HostTensor {

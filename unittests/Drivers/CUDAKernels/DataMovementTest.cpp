@@ -98,13 +98,6 @@ const Tolerance kExact{0.0, 0.0};
 const DType kCopyTypes[] = {DType::Bool, DType::I8,  DType::F16, DType::BF16,
                             DType::F32,  DType::F64, DType::I64};
 
-std::string listText(const Dims &values) {
-  std::string text = "[";
-  for (size_t index = 0; index < values.size(); ++index)
-    text += (index ? ", " : "") + std::to_string(values[index]);
-  return text + "]";
-}
-
 OpCase transposeCase(const Dims &shape, DType dtype, const Dims &permutation) {
   return {"cgc_op.transpose", {tensor(shape, dtype, -100, 100)},
           "{permutation = " + listText(permutation) + "}", kExact};

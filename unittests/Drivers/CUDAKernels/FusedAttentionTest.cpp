@@ -423,12 +423,8 @@ TEST_F(FusedAttentionTest, FusedCompiles) {
 }
 
 TEST_F(FusedAttentionTest, FusedFamilyIsAttention) {
-  for (const DefinitionCase &definitionCase : fusedCases()) {
-    SCOPED_TRACE(definitionCase.describe());
-    cgc::FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    EXPECT_EQ(getFusedFamilyName(definition).str(), "attention");
-  }
+  for (const DefinitionCase &definitionCase : fusedCases())
+    expectFusedFamily(definitionCase, "attention");
 }
 
 TEST_F(FusedAttentionTest, FusedRejectsWhatTheKernelLacks) {

@@ -516,13 +516,6 @@ std::string typeOf(const Dims &shape, DType dtype, bool constant = false) {
                   : text;
 }
 
-std::string listOf(const Dims &values) {
-  std::string text = "[";
-  for (size_t index = 0; index < values.size(); ++index)
-    text += (index ? ", " : "") + std::to_string(values[index]);
-  return text + "]";
-}
-
 /// The numpy broadcast of two shapes (valid ones).
 Dims broadcastShapes(const Dims &a, const Dims &b) {
   Dims result(std::max(a.size(), b.size()), 1);
@@ -557,10 +550,11 @@ public:
     for (int64_t dim : permutation)
       shape.push_back(input.shape[dim]);
     return layer("cgc_op.transpose", {input}, shape, input.dtype,
-                 "{permutation = " + listOf(permutation) + "}");
+                 "{permutation = " + listText(permutation) + "}");
   }
   Value reshape(const Value &input, const Dims &shape) {
-    return layer("cgc_op.reshape", {input}, shape, input.dtype, "{shape = " + listOf(shape) + "}");
+    return layer("cgc_op.reshape", {input}, shape, input.dtype,
+                 "{shape = " + listText(shape) + "}");
   }
   /// The slices of `input` at `indices` along `axis`.
   Value gather(const Value &input, const Value &indices, int64_t axis) {

@@ -283,12 +283,8 @@ TEST_F(FusedConvolutionNhwcTest, EpilogueCompiles) {
 }
 
 TEST_F(FusedConvolutionNhwcTest, ModelShapesAreTheConvolutionFamilys) {
-  for (const DefinitionCase &definitionCase : modelDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    EXPECT_EQ(getFusedFamilyName(definition).str(), "convolution");
-  }
+  for (const DefinitionCase &definitionCase : modelDefinitions())
+    expectFusedFamily(definitionCase, "convolution");
 }
 
 //===----------------------------------------------------------------------===//

@@ -420,12 +420,8 @@ TEST_F(FusedConvolutionTest, LeavesOtherShapesToOtherFamilies) {
 }
 
 TEST_F(FusedConvolutionTest, ModelShapesAreTheConvolutionFamilys) {
-  for (const DefinitionCase &definitionCase : modelDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    EXPECT_EQ(getFusedFamilyName(definition).str(), "convolution");
-  }
+  for (const DefinitionCase &definitionCase : modelDefinitions())
+    expectFusedFamily(definitionCase, "convolution");
 }
 
 } // namespace

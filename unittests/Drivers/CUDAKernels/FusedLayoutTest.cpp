@@ -41,19 +41,12 @@ struct LayoutCase {
   std::vector<double> values = {};
 };
 
-std::string formatDims(const Dims &values) {
-  std::string text = "[";
-  for (size_t index = 0; index < values.size(); ++index)
-    text += (index ? ", " : "") + std::to_string(values[index]);
-  return text + "]";
-}
-
 DefinitionCase makeDefinition(const LayoutCase &layout) {
   Dims permuted;
   for (int64_t axis : layout.permutation)
     permuted.push_back(layout.input[axis]);
   DefinitionText text(layout.name, {{"%x", tensorType(layout.input, layout.from)}});
-  std::string attributes = "{permutation = " + formatDims(layout.permutation) + "}";
+  std::string attributes = "{permutation = " + listText(layout.permutation) + "}";
   std::string to = "{to = !cgc." + dtypeName(layout.to) + "}";
   TypedValue result;
   if (layout.castFirst) {
@@ -104,12 +97,8 @@ std::vector<DefinitionCase> layoutDefinitions() {
 CGC_FUSED_KERNEL_CASES(FusedLayoutTest, CastsAndTransposes, layoutDefinitions)
 
 TEST_F(FusedLayoutTest, CasesAreTheLayoutFamilys) {
-  for (const DefinitionCase &definitionCase : layoutDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    EXPECT_EQ(getFusedFamilyName(definition).str(), "layout");
-  }
+  for (const DefinitionCase &definitionCase : layoutDefinitions())
+    expectFusedFamily(definitionCase, "layout");
 }
 
 TEST_F(FusedLayoutTest, RejectsOtherTypes) {

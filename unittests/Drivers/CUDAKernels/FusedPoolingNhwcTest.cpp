@@ -74,19 +74,12 @@ int64_t pooledSize(const PoolCase &pool, size_t dim) {
   return pooled;
 }
 
-std::string formatDims(const Dims &values) {
-  std::string text = "[";
-  for (size_t index = 0; index < values.size(); ++index)
-    text += (index ? ", " : "") + std::to_string(values[index]);
-  return text + "]";
-}
-
 /// The pool's attribute dictionary.
 std::string attributesOf(const PoolCase &pool) {
-  std::string text = "{kernel_shape = " + formatDims(pool.kernel);
+  std::string text = "{kernel_shape = " + listText(pool.kernel);
   auto list = [&](const char *name, const Dims &values) {
     if (!values.empty())
-      text += std::string(", ") + name + " = " + formatDims(values);
+      text += std::string(", ") + name + " = " + listText(values);
   };
   list("strides", pool.strides);
   list("start_padding", pool.startPadding);
@@ -302,12 +295,8 @@ TEST_F(FusedPoolingNhwcTest, MisalignedBuffersMatchCpu) {
 }
 
 TEST_F(FusedPoolingNhwcTest, CasesAreThePoolingFamilys) {
-  for (const DefinitionCase &definitionCase : allDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    EXPECT_EQ(getFusedFamilyName(definition).str(), "pooling");
-  }
+  for (const DefinitionCase &definitionCase : allDefinitions())
+    expectFusedFamily(definitionCase, "pooling");
 }
 
 //===----------------------------------------------------------------------===//

@@ -90,6 +90,14 @@ std::vector<HostTensor> FusedKernelTest::runFusedOnCuda(FunctionalDefinitionOp d
   return launchOnCuda(**kernel, inputs, makeOutputs(definition.getResultTypes()), capture);
 }
 
+void FusedKernelTest::expectFusedFamily(const DefinitionCase &definitionCase,
+                                        const std::string &family) {
+  SCOPED_TRACE(definitionCase.describe());
+  FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+  ASSERT_TRUE(definition);
+  EXPECT_EQ(getFusedFamilyName(definition).str(), family);
+}
+
 void FusedKernelTest::expectFusedAccepted(const DefinitionCase &definitionCase) {
   SCOPED_TRACE(definitionCase.describe());
   FunctionalDefinitionOp definition = buildDefinition(definitionCase);

@@ -59,6 +59,8 @@ public:
   void expectFusedMatchesCpu(const DefinitionCase &definitionCase);
   /// Expects checkFusedKernel to accept the definition (no GPU needed).
   void expectFusedAccepted(const DefinitionCase &definitionCase);
+  /// The definition is the fused family `family`'s (getFusedFamilyName).
+  void expectFusedFamily(const DefinitionCase &definitionCase, const std::string &family);
   /// Expects no fused kernel for the definition: checkFusedKernel answers
   /// std::nullopt, or an error containing `message` when it is not empty.
   void expectFusedRejected(const DefinitionCase &definitionCase, const std::string &message = "");
