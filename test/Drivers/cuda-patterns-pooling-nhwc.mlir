@@ -10,49 +10,51 @@
 
 // RUN: cgc-opt %s --split-input-file --cgc-match-subgraphs="declarations=cuda=%S/../../drivers/cuda/patterns/pooling.mlir,cuda_convolution=%S/../../drivers/cuda/patterns/convolution.mlir fallback-target=cuda.fallback" | FileCheck %s
 
-// ResNet-50's stem in float16: the 7×7 stride-2 convolution → relu, the
+// ResNet-50's stem in float32: the 7×7 stride-2 convolution → relu, the
 // 3×3 stride-2 max pool (padding 1), and the first block's 1×1 convolution
 // and shortcut, which both read the pool's NHWC result. Only the model
-// input's transpose to NHWC is left to the fallback target.
+// input's transpose to NHWC is left to the fallback target. (In float16
+// and bfloat16 conv_nhwc_bias_activation_max_pool takes the stem and its
+// pool as one: cuda-patterns-convolution-pool.mlir.)
 // CHECK-LABEL: cgc.subgraph @transpose_0 attributes {origin = "cuda.fallback"}
 // CHECK: cgc.subgraph @conv_nhwc_bias_activation_1 attributes {cgc.pattern = "conv_nhwc_bias_activation", origin = "cuda_convolution"}
 // CHECK: cgc.subgraph @max_pool_nhwc_2 attributes {cgc.pattern = "max_pool_nhwc", origin = "cuda"} {
-// CHECK-NEXT: cgc.functional_definition private @max_pool_nhwc_2_functional(%[[X:[^:]*]]: !cgc.tensor<1x112x112x64x!cgc.float16>) -> !cgc.tensor<1x56x56x64x!cgc.float16> {
-// CHECK-NEXT: %[[XT:.*]] = cgc_op.transpose(%[[X]]) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x112x112x64x!cgc.float16>) -> !cgc.tensor<1x64x112x112x!cgc.float16>
+// CHECK-NEXT: cgc.functional_definition private @max_pool_nhwc_2_functional(%[[X:[^:]*]]: !cgc.tensor<1x112x112x64x!cgc.float32>) -> !cgc.tensor<1x56x56x64x!cgc.float32> {
+// CHECK-NEXT: %[[XT:.*]] = cgc_op.transpose(%[[X]]) {permutation = [0, 3, 1, 2]} : (!cgc.tensor<1x112x112x64x!cgc.float32>) -> !cgc.tensor<1x64x112x112x!cgc.float32>
 // CHECK-NEXT: %[[P:.*]] = cgc_op.max_pool(%[[XT]]) {end_padding = [1, 1], kernel_shape = [3, 3], start_padding = [1, 1], strides = [2, 2]}
-// CHECK-NEXT: %[[Y:.*]] = cgc_op.transpose(%[[P]]) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x64x56x56x!cgc.float16>) -> !cgc.tensor<1x56x56x64x!cgc.float16>
+// CHECK-NEXT: %[[Y:.*]] = cgc_op.transpose(%[[P]]) {permutation = [0, 2, 3, 1]} : (!cgc.tensor<1x64x56x56x!cgc.float32>) -> !cgc.tensor<1x56x56x64x!cgc.float32>
 // CHECK-NEXT: cgc.return %[[Y]]
 // CHECK: cgc.subgraph @conv_nhwc_bias_activation_3 attributes {cgc.pattern = "conv_nhwc_bias_activation", origin = "cuda_convolution"}
 // CHECK: cgc.subgraph @conv_nhwc_bias_activation_4 attributes {cgc.pattern = "conv_nhwc_bias_activation", origin = "cuda_convolution"}
 // CHECK-NOT: cgc.subgraph
 // CHECK-LABEL: cgc.entry_point @resnet_stem_nhwc(
-// CHECK-SAME: %[[IN:[^:]*]]: !cgc.tensor<1x3x224x224x!cgc.float16>)
+// CHECK-SAME: %[[IN:[^:]*]]: !cgc.tensor<1x3x224x224x!cgc.float32>)
 // CHECK: %[[XN:.*]] = cgc.call @transpose_0(%[[IN]])
 // CHECK-NEXT: %[[STEM:.*]] = cgc.call @conv_nhwc_bias_activation_1(%[[XN]],
-// CHECK-NEXT: %[[POOL:.*]] = cgc.call @max_pool_nhwc_2(%[[STEM]]) : (!cgc.tensor<1x112x112x64x!cgc.float16>) -> !cgc.tensor<1x56x56x64x!cgc.float16>
+// CHECK-NEXT: %[[POOL:.*]] = cgc.call @max_pool_nhwc_2(%[[STEM]]) : (!cgc.tensor<1x112x112x64x!cgc.float32>) -> !cgc.tensor<1x56x56x64x!cgc.float32>
 // CHECK-NEXT: %[[A:.*]] = cgc.call @conv_nhwc_bias_activation_3(%[[POOL]],
 // CHECK-NEXT: %[[B:.*]] = cgc.call @conv_nhwc_bias_activation_4(%[[POOL]],
 // CHECK-NEXT: cgc.return %[[A]], %[[B]]
-!img = !cgc.tensor<1x3x224x224x!cgc.float16>
-!img_nhwc = !cgc.tensor<1x224x224x3x!cgc.float16>
-!stem = !cgc.tensor<1x64x112x112x!cgc.float16>
-!stem_nhwc = !cgc.tensor<1x112x112x64x!cgc.float16>
-!pool = !cgc.tensor<1x64x56x56x!cgc.float16>
-!pool_nhwc = !cgc.tensor<1x56x56x64x!cgc.float16>
-!block = !cgc.tensor<1x256x56x56x!cgc.float16>
-!block_nhwc = !cgc.tensor<1x56x56x256x!cgc.float16>
+!img = !cgc.tensor<1x3x224x224x!cgc.float32>
+!img_nhwc = !cgc.tensor<1x224x224x3x!cgc.float32>
+!stem = !cgc.tensor<1x64x112x112x!cgc.float32>
+!stem_nhwc = !cgc.tensor<1x112x112x64x!cgc.float32>
+!pool = !cgc.tensor<1x64x56x56x!cgc.float32>
+!pool_nhwc = !cgc.tensor<1x56x56x64x!cgc.float32>
+!block = !cgc.tensor<1x256x56x56x!cgc.float32>
+!block_nhwc = !cgc.tensor<1x56x56x256x!cgc.float32>
 cgc.module {
   cgc.entry_point @resnet_stem_nhwc(%x: !img) -> (!pool_nhwc, !block_nhwc) {
-    %w = cgc.constant("conv1.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 64x7x7x3x!cgc.float16>
-    %b = cgc.constant("conv1.bias") : !cgc.tensor<constant 64x!cgc.float16>
-    %w1 = cgc.constant("layer1.0.conv1.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 64x1x1x64x!cgc.float16>
-    %ws = cgc.constant("layer1.0.downsample.0.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 256x1x1x64x!cgc.float16>
+    %w = cgc.constant("conv1.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 64x7x7x3x!cgc.float32>
+    %b = cgc.constant("conv1.bias") : !cgc.tensor<constant 64x!cgc.float32>
+    %w1 = cgc.constant("layer1.0.conv1.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 64x1x1x64x!cgc.float32>
+    %ws = cgc.constant("layer1.0.downsample.0.weight") {permutation = [0, 2, 3, 1]} : !cgc.tensor<constant 256x1x1x64x!cgc.float32>
     %xn = cgc_op.transpose(%x) {permutation = [0, 2, 3, 1]} : (!img) -> !img_nhwc
     %xt = cgc_op.transpose(%xn) {permutation = [0, 3, 1, 2]} : (!img_nhwc) -> !img
     %wt = cgc_op.transpose(%w) {permutation = [0, 3, 1, 2]}
-        : (!cgc.tensor<constant 64x7x7x3x!cgc.float16>) -> !cgc.tensor<64x3x7x7x!cgc.float16>
+        : (!cgc.tensor<constant 64x7x7x3x!cgc.float32>) -> !cgc.tensor<64x3x7x7x!cgc.float32>
     %c = cgc_op.convolution(%xt, %wt, %b) {start_padding = [3, 3], end_padding = [3, 3], strides = [2, 2]}
-        : (!img, !cgc.tensor<64x3x7x7x!cgc.float16>, !cgc.tensor<constant 64x!cgc.float16>) -> !stem
+        : (!img, !cgc.tensor<64x3x7x7x!cgc.float32>, !cgc.tensor<constant 64x!cgc.float32>) -> !stem
     %y = cgc_op.transpose(%c) {permutation = [0, 2, 3, 1]} : (!stem) -> !stem_nhwc
     %r = cgc_op.relu(%y) : (!stem_nhwc) -> !stem_nhwc
     %pt = cgc_op.transpose(%r) {permutation = [0, 3, 1, 2]} : (!stem_nhwc) -> !stem
@@ -61,14 +63,14 @@ cgc.module {
     %z = cgc_op.transpose(%p) {permutation = [0, 2, 3, 1]} : (!pool) -> !pool_nhwc
     %x1 = cgc_op.transpose(%z) {permutation = [0, 3, 1, 2]} : (!pool_nhwc) -> !pool
     %w1t = cgc_op.transpose(%w1) {permutation = [0, 3, 1, 2]}
-        : (!cgc.tensor<constant 64x1x1x64x!cgc.float16>) -> !cgc.tensor<64x64x1x1x!cgc.float16>
-    %c1 = cgc_op.convolution(%x1, %w1t) : (!pool, !cgc.tensor<64x64x1x1x!cgc.float16>) -> !pool
+        : (!cgc.tensor<constant 64x1x1x64x!cgc.float32>) -> !cgc.tensor<64x64x1x1x!cgc.float32>
+    %c1 = cgc_op.convolution(%x1, %w1t) : (!pool, !cgc.tensor<64x64x1x1x!cgc.float32>) -> !pool
     %y1 = cgc_op.transpose(%c1) {permutation = [0, 2, 3, 1]} : (!pool) -> !pool_nhwc
     %r1 = cgc_op.relu(%y1) : (!pool_nhwc) -> !pool_nhwc
     %xs = cgc_op.transpose(%z) {permutation = [0, 3, 1, 2]} : (!pool_nhwc) -> !pool
     %wst = cgc_op.transpose(%ws) {permutation = [0, 3, 1, 2]}
-        : (!cgc.tensor<constant 256x1x1x64x!cgc.float16>) -> !cgc.tensor<256x64x1x1x!cgc.float16>
-    %cs = cgc_op.convolution(%xs, %wst) : (!pool, !cgc.tensor<256x64x1x1x!cgc.float16>) -> !block
+        : (!cgc.tensor<constant 256x1x1x64x!cgc.float32>) -> !cgc.tensor<256x64x1x1x!cgc.float32>
+    %cs = cgc_op.convolution(%xs, %wst) : (!pool, !cgc.tensor<256x64x1x1x!cgc.float32>) -> !block
     %ys = cgc_op.transpose(%cs) {permutation = [0, 2, 3, 1]} : (!block) -> !block_nhwc
     cgc.return %r1, %ys : !pool_nhwc, !block_nhwc
   }

@@ -8,6 +8,9 @@
 // result. Then each layer is elementwise, takes the previous value (whose
 // only user it is) and at most one other definition argument that
 // broadcasts to the chain's value; the definition returns the last value.
+// In conv_nhwc_bias_activation_max_pool's form the chain's value is then
+// transposed to NCHW for a max_pool alone, whose result a transpose to NHWC
+// takes, and the definition returns that.
 // Any other shape belongs to another family (std::nullopt); a chain layer
 // the kernels lack, transposes other than the channels-last form's, or a
 // convolution the CUDA driver cannot run, is an error.
@@ -142,6 +145,47 @@ static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
   return std::nullopt;
 }
 
+/// Reads the max pool after the chain into `shape.pool`, or says what keeps
+/// it from conv_nhwc_bias_activation_max_pool's form: its transposes'
+/// permutations.
+static std::optional<std::string> readMaxPool(op::MaxPoolOp pool, op::TransposeOp input,
+                                              op::TransposeOp output,
+                                              FusedConvolutionShape &shape) {
+  struct Expected {
+    op::TransposeOp transpose;
+    const char *what;
+    llvm::ArrayRef<int64_t> permutation;
+    const char *meaning;
+  };
+  const Expected expected[] = {
+      {input, "the max pool's input", kNhwcToNchw, "NHWC to NCHW"},
+      {output, "the max pool's result", kNchwToNhwc, "NCHW to NHWC"},
+  };
+  for (const Expected &wanted : expected) {
+    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
+    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
+      return std::string("channels-last form: ") + wanted.what + "'s transpose with permutation " +
+             formatIndexList(permutation) + " is not implemented on the CUDA driver (only " +
+             formatIndexList(wanted.permutation) + ", " + wanted.meaning + ")";
+  }
+  auto result = llvm::dyn_cast<TensorType>(pool.getOutput().getType());
+  if (!result || result.getRank() != 4)
+    return std::string("a max pool whose result is not rank 4");
+  ConvolutionMaxPool &read = shape.pool.emplace();
+  read.op = pool;
+  auto copy = [](llvm::ArrayRef<int64_t> values, std::array<int64_t, 2> &into) {
+    into = {values[0], values[1]};
+  };
+  copy(pool.getKernelShape(), read.kernel);
+  copy(getWindowList(pool.getStrides(), 2, 1), read.strides);
+  copy(getWindowList(pool.getDilations(), 2, 1), read.dilations);
+  copy(getWindowList(pool.getStartPadding(), 2, 0), read.startPadding);
+  copy(getWindowList(pool.getEndPadding(), 2, 0), read.endPadding);
+  read.outHeight = result.getShape()[2];
+  read.outWidth = result.getShape()[3];
+  return std::nullopt;
+}
+
 std::optional<llvm::Expected<FusedConvolutionShape>>
 analyzeFusedConvolution(FunctionalDefinitionOp definition) {
   llvm::SmallVector<mlir::Operation *, 8> layers = getDefinitionLayers(definition);
@@ -217,9 +261,26 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
   if (!resultType)
     return std::nullopt;
 
+  // A max pool between transposes ends the definition (the channels-last
+  // form only): the chain stops before its first transpose.
+  size_t chainEnd = layers.size();
+  op::TransposeOp poolInput, poolOutput;
+  op::MaxPoolOp pool;
+  if (shape.channelsLast && layers.size() >= chainStart + 3) {
+    poolInput = llvm::dyn_cast<op::TransposeOp>(layers[layers.size() - 3]);
+    pool = llvm::dyn_cast<op::MaxPoolOp>(layers[layers.size() - 2]);
+    poolOutput = llvm::dyn_cast<op::TransposeOp>(layers.back());
+    if (poolInput && pool && poolOutput && pool.getInput() == poolInput.getOutput() &&
+        isUsedOnlyBy(poolInput.getOutput(), pool) && poolOutput.getInput() == pool.getOutput() &&
+        isUsedOnlyBy(pool.getOutput(), poolOutput))
+      chainEnd = layers.size() - 3;
+    else
+      pool = nullptr;
+  }
+
   // The shape first (std::nullopt on any mismatch), then what is missing.
   std::string missing;
-  for (mlir::Operation *op : llvm::ArrayRef(layers).drop_front(chainStart)) {
+  for (mlir::Operation *op : llvm::ArrayRef(layers).take_front(chainEnd).drop_front(chainStart)) {
     // The previous value feeds this layer only (add(v, v) uses it twice).
     if (!isUsedOnlyBy(previous, op))
       return std::nullopt;
@@ -259,6 +320,11 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
     }
     previous = op->getResult(0);
   }
+  if (pool) {
+    if (poolInput.getInput() != previous || !isUsedOnlyBy(previous, poolInput))
+      return std::nullopt;
+    previous = poolOutput.getOutput();
+  }
   mlir::Operation *terminator = body.getTerminator();
   if (!terminator || terminator->getNumOperands() != 1 || terminator->getOperand(0) != previous ||
       !previous.hasOneUse())
@@ -268,6 +334,10 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
   if (shape.channelsLast)
     if (std::optional<std::string> refusal = checkChannelsLast(conv, transposes))
       return R(makeFusedError(definition, kConvolutionFamily, *refusal));
+  if (pool) {
+    if (std::optional<std::string> refusal = readMaxPool(pool, poolInput, poolOutput, shape))
+      return R(makeFusedError(definition, kConvolutionFamily, *refusal));
+  }
   auto output = getTensorInfo(conv, conv.getOutput());
   if (!output)
     return R(makeFusedError(definition, kConvolutionFamily, llvm::toString(output.takeError())));

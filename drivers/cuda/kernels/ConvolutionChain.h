@@ -17,6 +17,7 @@
 #include "CudnnConvolution.h"
 #include "FusedSupport.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,19 @@ struct ChainStep {
   bool isBinary() const { return kind == StepKind::Add || kind == StepKind::Mul; }
 };
 
+/// A max pool after the chain, in the channels-last form: the chain's NHWC
+/// result transposed to NCHW for the pool alone, the pool, its result
+/// transposed back to NHWC (patterns/convolution.mlir's
+/// conv_nhwc_bias_activation_max_pool).
+struct ConvolutionMaxPool {
+  op::MaxPoolOp op;
+  /// Per spatial dimension (H, W).
+  std::array<int64_t, 2> kernel{1, 1}, strides{1, 1}, dilations{1, 1};
+  std::array<int64_t, 2> startPadding{0, 0}, endPadding{0, 0};
+  /// The pool's output rows and columns.
+  int64_t outHeight = 0, outWidth = 0;
+};
+
 /// A definition the family implements.
 struct FusedConvolutionShape {
   op::ConvolutionOp conv;
@@ -71,6 +85,10 @@ struct FusedConvolutionShape {
   /// The channels-last form: input NHWC, weight KRSC, result and chain NHWC
   /// in memory.
   bool channelsLast = false;
+  /// The max pool the definition ends with, if any: the definition's result
+  /// is then the pool's (ConvolutionPool.h runs it); the chain's stays on
+  /// chip.
+  std::optional<ConvolutionMaxPool> pool;
 };
 
 /// The family's reading of `definition`: std::nullopt when it is not a

@@ -34,6 +34,7 @@
 #include "FusedConvolution.h"
 
 #include "ConvolutionChain.h"
+#include "ConvolutionPool.h"
 #include "CudnnConvolution.h"
 #include "CudnnGraph.h"
 #include "CudnnGraphKernel.h"
@@ -398,6 +399,8 @@ const char *getFusedConvolutionPathName(FusedConvolutionPath path) {
     return "cuBLASLt GEMM";
   case FusedConvolutionPath::ImplicitGemm:
     return "generated implicit-GEMM kernel";
+  case FusedConvolutionPath::ConvolutionPool:
+    return "generated convolution + max pool kernel";
   }
   return "unknown";
 }
@@ -627,6 +630,21 @@ buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &co
     return analyzed->takeError();
   const FusedConvolutionShape &shape = **analyzed;
   FusedConvolutionKernel result;
+  // A max pool after the chain: only the convolution + max pool kernel runs
+  // the definition (its result is the pool's), whatever path is asked for.
+  if (shape.pool) {
+    auto kernel = buildConvolutionPool(definition, shape, context);
+    if (!kernel)
+      return kernel.takeError();
+    result.kernel = std::move(*kernel);
+    result.path = FusedConvolutionPath::ConvolutionPool;
+    result.graphRefusal = "a max pool follows the convolution";
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": fused channels-last convolution runs as "
+                   << getFusedConvolutionPathName(result.path) << "\n";
+    return result;
+  }
   if (shape.plan.output.getNumElements() == 0) {
     result.kernel = Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
     result.graphRefusal = "the output is empty";
@@ -700,6 +718,13 @@ std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
     return std::nullopt;
   if (!*analyzed)
     return analyzed->takeError();
+  // With a max pool, the one kernel that runs it must take the definition
+  // (otherwise the compiler matches the convolution and the pool apart).
+  if ((*analyzed)->pool)
+    if (std::optional<std::string> refusal = getConvolutionPoolRefusal(**analyzed))
+      return makeFusedError(definition, kConvolutionFamily,
+                            "the convolution + max pool kernel does not run this definition: " +
+                                *refusal);
   return llvm::Error::success();
 }
 

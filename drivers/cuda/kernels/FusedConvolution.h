@@ -26,7 +26,12 @@
 // * ImplicitGemm: in the channels-last form, float16 or bfloat16, at most 8
 //   input channels (a model's first layer), the generated implicit-GEMM
 //   kernel: windows gathered into shared memory, tensor-core products, the
-//   epilogue before the one store (ImplicitGemmConvolution.h).
+//   epilogue before the one store (ImplicitGemmConvolution.h);
+// * ConvolutionPool: a definition that ends in a max pool of the chain's
+//   result (conv_nhwc_bias_activation_max_pool: ResNet's first layer and
+//   its pool) runs only as the generated convolution + max pool kernel
+//   (ConvolutionPool.h), whose refusals the family's check reports, so that
+//   the compiler matches the convolution and the pool apart instead.
 //
 // The choice is reported on stderr at build time when CGC_CUDA_VERBOSE is
 // set (to anything but 0).
@@ -59,10 +64,15 @@ enum class FusedConvolutionPath {
   /// The generated implicit-GEMM kernel of few-channel channels-last
   /// convolutions on tensor cores, epilogue included.
   ImplicitGemm,
+  /// The generated kernel of a few-channel channels-last convolution, its
+  /// epilogue and the max pool after it (ConvolutionPool.h): the only way a
+  /// definition ending in a max pool runs.
+  ConvolutionPool,
 };
 
 /// "cuDNN graph", "cuDNN convolution + generated epilogue", "generated
-/// depthwise kernel", "cuBLASLt GEMM" or "generated implicit-GEMM kernel".
+/// depthwise kernel", "cuBLASLt GEMM", "generated implicit-GEMM kernel" or
+/// "generated convolution + max pool kernel".
 const char *getFusedConvolutionPathName(FusedConvolutionPath path);
 
 /// The path a value of CGC_CUDA_CONVOLUTION forces: "graph", "library",

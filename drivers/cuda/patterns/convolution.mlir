@@ -52,4 +52,35 @@ cgc.module {
       max_extra_inputs = 1}
     cgc_pattern.root %out
   }
+
+  // conv_nhwc_bias_activation followed by a max pool of its result, in the
+  // compiler's channels-last form (the pool's NHWC input transposed to NCHW
+  // for the pool alone, its result transposed back): ResNet's first layer,
+  // relu and 3×3 stride-2 pool. One generated kernel keeps the
+  // convolution's rows on chip and writes only the pool's result.
+  // * float16 and bfloat16; at most 8 input channels (a model's first
+  //   layer), a multiple of 8 output channels up to 64, undilated, stride ×
+  //   channels even;
+  // * chain operands that vary along channels only (no residual);
+  // * pools of at most 3×3, undilated, strides at most the window.
+  // Anything else is refused when the driver is asked to specialize the
+  // match, and the convolution and the pool match apart.
+  cgc_pattern.pattern @conv_nhwc_bias_activation_max_pool benefit(13) {
+    %x = cgc_pattern.input {element_types = [!cgc.float16, !cgc.bfloat16], rank = 4}
+    %w = cgc_pattern.input {rank = 4}
+    %b = cgc_pattern.input {optional}
+    %xt = cgc_pattern.layer "cgc_op.transpose"(%x) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %wt = cgc_pattern.layer "cgc_op.transpose"(%w) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %conv = cgc_pattern.layer "cgc_op.convolution"(%xt, %wt, %b)
+    %y = cgc_pattern.layer "cgc_op.transpose"(%conv) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    %out = cgc_pattern.elementwise_chain(%y) {
+      layers = ["cgc_op.add", "cgc_op.mul", "cgc_op.relu", "cgc_op.leaky_relu",
+                "cgc_op.clip", "cgc_op.sigmoid", "cgc_op.tanh", "cgc_op.gelu",
+                "cgc_op.hard_sigmoid", "cgc_op.hard_swish"],
+      max_extra_inputs = 1}
+    %pt = cgc_pattern.layer "cgc_op.transpose"(%out) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %pool = cgc_pattern.layer "cgc_op.max_pool"(%pt)
+    %z = cgc_pattern.layer "cgc_op.transpose"(%pool) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    cgc_pattern.root %z
+  }
 }

@@ -183,7 +183,39 @@ DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
     value = text.layer("%v" + std::to_string(index), layer.op, layerOperands, outputType,
                        layer.attributes);
   }
+  if (fused.pool) {
+    const MaxPool &pool = *fused.pool;
+    Dims pooled = outputNchw;
+    for (size_t d = 0; d < 2; ++d) {
+      int64_t span = outputNchw[2 + d] + pool.startPadding[d] + pool.endPadding[d] - pool.kernel[d];
+      int64_t size = (pool.ceilMode ? (span + pool.strides[d] - 1) / pool.strides[d]
+                                    : span / pool.strides[d]) +
+                     1;
+      // ceil_mode drops a last window that would start in the end padding.
+      if (pool.ceilMode && (size - 1) * pool.strides[d] >= outputNchw[2 + d] + pool.startPadding[d])
+        --size;
+      pooled[2 + d] = size;
+    }
+    TypedValue transposed = text.layer("%pt", "cgc_op.transpose", {value},
+                                       tensorType(outputNchw, dtype), "{permutation = [0, 3, 1, 2]}");
+    TypedValue pooledValue = text.layer("%pool", "cgc_op.max_pool", {transposed},
+                                        tensorType(pooled, dtype), pool.attributes());
+    value = text.layer("%z", "cgc_op.transpose", {pooledValue}, tensorType(toNhwc(pooled), dtype),
+                       "{permutation = [0, 2, 3, 1]}");
+  }
   return {text.str({value}), std::move(operands), reductionTolerance(dtype)};
+}
+
+std::string MaxPool::attributes() const {
+  auto list = [](const Dims &values) {
+    std::string text = "[";
+    for (size_t index = 0; index < values.size(); ++index)
+      text += (index ? ", " : "") + std::to_string(values[index]);
+    return text + "]";
+  };
+  return "{ceil_mode = " + std::string(ceilMode ? "true" : "false") +
+         ", end_padding = " + list(endPadding) + ", kernel_shape = " + list(kernel) +
+         ", start_padding = " + list(startPadding) + ", strides = " + list(strides) + "}";
 }
 
 ChainLayer layer(std::string op, std::string attributes) {

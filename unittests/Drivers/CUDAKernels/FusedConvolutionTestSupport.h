@@ -69,15 +69,25 @@ struct ChainLayer {
   double low = -1.0, high = 1.0;
 };
 
+/// A max pool of the chain's result (transposed to NCHW for it, its result
+/// back to NHWC).
+struct MaxPool {
+  Dims kernel, strides, startPadding, endPadding;
+  bool ceilMode = false;
+
+  std::string attributes() const;
+};
+
 /// A channels-last convolution (optional bias) and its chain: `input` is
 /// N×H×W×C, `weight` K×R×S×C/groups (OHWI), as the definition's arguments
-/// lie in memory.
+/// lie in memory; the definition ends with `pool` where there is one.
 struct NhwcCase {
   std::string name;
   Dims input, weight;
   Window window;
   bool bias = true;
   std::vector<ChainLayer> chain;
+  std::optional<MaxPool> pool;
 };
 
 /// NHWC (OHWI) dimensions as NCHW (OIHW): the permutation [0, 3, 1, 2].

@@ -1,0 +1,637 @@
+//===- ConvolutionPool.cpp - a first layer and its max pool as one kernel ===//
+//
+// A block takes one image and a run of the pool's output rows; its warps
+// (enough for the convolution rows a pool row adds, 4 to 8) compute the
+// convolution as a matrix product of output pixels by output channels (all
+// of them, at most 64), its depth the window:
+//
+//   1. once, the weights go to shared memory, the window reordered: each
+//      window row's S·C elements padded to whole octets, so that octet G of
+//      the depth is window row G / octets, elements 8·(G % octets) onward,
+//      contiguous in the input row;
+//   2. per pool row, the band of input rows its new convolution rows read
+//      (the pool's window of rows for the first, its stride after) lies in
+//      shared memory with its padding as zeros; the next band's rows are
+//      copied as they are into a staging area (16-byte asynchronous copies)
+//      while the products run, and into the band after them (registers
+//      would spill beside the sums). A row's image
+//      elements start where every window starts at an even element (stride
+//      × channels is even), an element past a 16-byte boundary where the
+//      left padding is odd (stored shifted, word by word), so that:
+//   3. each lane reads its A fragments straight from the band, one 32-bit
+//      word per two elements at a literal offset from its pixel's window
+//      (mma.sync m16n8k16: lane 4g+t holds elements 2t, 2t+1 of octets),
+//      the elements past a window row masked to zero (a bitwise mask: a
+//      neighbour's infinity does not become NaN); B fragments come by
+//      ldmatrix; no A tile, no barrier per step;
+//   4. each sum takes the bias and the chain in float32 and is rounded to
+//      the element type, as the convolution's result would be stored, into
+//      a ring of the pool's window of convolution rows (its 16-byte channel
+//      groups swizzled by the pixel, so that a warp's stores miss no bank
+//      twice);
+//   5. after a barrier, the block pools the output row from the ring, 8
+//      channels a thread, NaN propagating (max.NaN on pairs), and stores it.
+//
+// Blocks per image: the fewest that still give every resident block slot
+// (two a multiprocessor) work; at batch 256 a block takes a whole image.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvolutionPool.h"
+
+#include "DeviceCode.h"
+#include "ElementwiseCodegen.h"
+#include "KernelContextImpl.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace cgc::cuda {
+
+namespace {
+
+/// Window elements a depth octet holds, and a k16 step's octets.
+constexpr int64_t kOctet = 8;
+
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+/// The sizes the generated source is built from.
+struct ConvolutionPoolLayout {
+  /// Depth octets per window row; steps of 16 over all rows' octets.
+  int64_t octets = 0, steps = 0;
+  /// Weight rows in shared memory (output channels rounded up to 16) and
+  /// their stride (elements).
+  int64_t weightRows = 0, weightStride = 0;
+  /// Where a band row's image elements start, its stride, and how many
+  /// rows a band has at most.
+  int64_t rowStart = 0, rowStride = 0, bandRows = 0;
+  /// Input rows a later band takes (the pool's stride of convolution
+  /// rows), copied as they are into a staging area while the products run.
+  int64_t stageRows = 0;
+  int64_t warps = 0;
+
+  /// The elements of weights, band, ring and staging area; `operands`
+  /// per-channel floats (two elements each) follow.
+  int64_t getSharedElements(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool,
+                            int64_t operands) const {
+    return weightRows * weightStride + bandRows * rowStride +
+           pool.kernel[0] * g.outWidth * g.outChannels +
+           roundUp(stageRows * g.width * g.channels, 8) + 2 * operands * g.outChannels;
+  }
+};
+
+ConvolutionPoolLayout getLayout(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool) {
+  ConvolutionPoolLayout layout;
+  layout.octets = (g.kernelWidth * g.channels + kOctet - 1) / kOctet;
+  layout.steps = (g.kernelHeight * layout.octets + 1) / 2;
+  layout.weightRows = roundUp(g.outChannels, 16);
+  layout.weightStride = layout.steps * 16 + 8;
+  // Windows start at rowStart - padLeft·C + x·strideW·C: even when rowStart
+  // has the parity of padLeft·C. It is a multiple of 8 (16-byte stores) or
+  // one past (shifted stores).
+  int64_t leftElements = g.padLeft * g.channels;
+  layout.rowStart = leftElements % 2 == 0 ? roundUp(leftElements, 8)
+                                          : roundUp(leftElements - 1, 8) + 1;
+  int64_t right = std::max<int64_t>(
+      0, (g.outWidth - 1) * g.strideWidth - g.padLeft + g.kernelWidth - g.width);
+  // Past the row: the right padding, then an octet that masked reads touch.
+  layout.rowStride = roundUp(layout.rowStart + (g.width + right) * g.channels + kOctet, 8);
+  layout.bandRows = (pool.kernel[0] - 1) * g.strideHeight + g.kernelHeight;
+  layout.stageRows = (pool.strides[0] - 1) * g.strideHeight + g.kernelHeight;
+  layout.warps = std::clamp<int64_t>((pool.strides[0] * g.outWidth + 31) / 32, 4, 8);
+  return layout;
+}
+
+/// Whether the other operand of chain layer `step` varies along channels
+/// only (a per-channel scale or shift).
+bool isPerChannel(const ChainStep &step) {
+  if (!step.argument)
+    return true;
+  mlir::Value other = step.op->getOperand(step.valueFirst ? 1 : 0);
+  auto type = llvm::dyn_cast<TensorType>(other.getType());
+  if (!type)
+    return false;
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  return llvm::all_of(shape.drop_back(), [](int64_t size) { return size == 1; });
+}
+
+struct ConvolutionPoolSpec {
+  DType dtype = DType::F16;
+  ChannelsLastGeometry geometry;
+  ConvolutionMaxPool pool;
+  ConvolutionPoolLayout layout;
+  /// Per epilogue operand: its element stride along channels.
+  llvm::SmallVector<int64_t, 4> channelStrides;
+  std::string statements;
+};
+
+/// The loads of one step of 16 depth elements:
+/// the lane's B fragments by ldmatrix, its A fragments from the band at
+/// literal offsets from its pixels' windows.
+void writeStepLoads(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec, int64_t step) {
+  const ChannelsLastGeometry &g = spec.geometry;
+  const ConvolutionPoolLayout &layout = spec.layout;
+  int64_t groups = layout.weightRows / 16;
+  bool masksLast = layout.octets * kOctet > g.kernelWidth * g.channels;
+  std::string a = "a", w = "w";
+  for (int64_t group = 0; group < groups; ++group)
+    os << "      cgc_load_matrices(" << w << "[" << group << "], b + (" << group * 16
+       << " + (lane & 7) + ((lane >> 4) << 3)) * kBStride + " << step * 16
+       << " + ((lane >> 3) & 1) * 8);\n";
+  for (int64_t half = 0; half < 2; ++half) {
+    int64_t octet = 2 * step + half;
+    for (int64_t m = 0; m < 2; ++m)
+      for (int64_t row = 0; row < 2; ++row) {
+        os << "      " << a << "[" << m << "][" << 2 * half + row << "] = ";
+        if (octet >= g.kernelHeight * layout.octets) {
+          os << "0u;\n";
+          continue;
+        }
+        int64_t offset =
+            octet / layout.octets * layout.rowStride + octet % layout.octets * kOctet;
+        os << "cgc_word(band + offsets[" << 2 * m + row << "] + " << offset << ")";
+        if (masksLast && octet % layout.octets == layout.octets - 1)
+          os << " & lastMask";
+        os << ";\n";
+      }
+  }
+}
+
+/// The products of one step.
+void writeStepProducts(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
+  int64_t tiles = spec.geometry.outChannels / 8;
+  std::string a = "a", w = "w";
+  os << "#pragma unroll\n"
+     << "      for (int m = 0; m < 2; ++m) {\n";
+  for (int64_t tile = 0; tile < tiles; ++tile)
+    os << "        cgc_mma(sums[m][" << tile << "], " << a << "[m], " << w << "[" << tile / 2
+       << "][" << tile % 2 * 2 << "], " << w << "[" << tile / 2 << "][" << tile % 2 * 2 + 1
+       << "]);\n";
+  os << "      }\n";
+}
+
+/// Every step: its loads, then its products. A compiler barrier after each
+/// step's products keeps later steps' loads from being hoisted above them
+/// (all of them in flight would take more registers than two blocks a
+/// multiprocessor leave; measured on an H100, pipelining two steps' loads
+/// by hand ran no faster).
+void writeSteps(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
+  int64_t groups = spec.layout.weightRows / 16;
+  os << "      unsigned int a[2][4], w[" << groups << "][4];\n";
+  for (int64_t step = 0; step < spec.layout.steps; ++step) {
+    writeStepLoads(os, spec, step);
+    writeStepProducts(os, spec);
+    os << "      asm volatile(\"\" ::: \"memory\");\n";
+  }
+}
+
+std::string generateSource(const ConvolutionPoolSpec &spec) {
+  const ChannelsLastGeometry &g = spec.geometry;
+  const ConvolutionMaxPool &pool = spec.pool;
+  const ConvolutionPoolLayout &layout = spec.layout;
+  std::string source = getDevicePreamble();
+  llvm::raw_string_ostream os(source);
+  os << getTensorCoreHelpers(spec.dtype);
+  int64_t rowElements = g.width * g.channels;
+  bool vectorRows = rowElements % 8 == 0;
+  bool shifted = layout.rowStart % 8 == 1;
+  int64_t threads = layout.warps * 32;
+  int64_t vectors = g.outChannels / 8;
+  int64_t swizzle = (vectors & (vectors - 1)) == 0 ? vectors - 1 : 0;
+  int64_t chunksPerRow = vectorRows ? rowElements / 8 : 1;
+  std::string ptxType = spec.dtype == DType::BF16 ? "bf16x2" : "f16x2";
+  // -inf in the element type, twice.
+  std::string negativeInfinity = spec.dtype == DType::BF16 ? "0xff80ff80u" : "0xfc00fc00u";
+  os << "constexpr int kC = " << g.channels << ", kR = " << g.kernelHeight
+     << ", kS = " << g.kernelWidth << ", kStrideH = " << g.strideHeight
+     << ", kStrideW = " << g.strideWidth << ", kPadTop = " << g.padTop
+     << ", kPadLeft = " << g.padLeft << ";\n"
+     << "constexpr int kH = " << g.height << ", kW = " << g.width << ", kP = " << g.outHeight
+     << ", kQ = " << g.outWidth << ", kK = " << g.outChannels << ";\n"
+     << "constexpr int kRowElements = " << rowElements << ", kWindowRow = kS * kC"
+     << ", kWindow = kR * kWindowRow;\n"
+     << "constexpr int kPoolKH = " << pool.kernel[0] << ", kPoolKW = " << pool.kernel[1]
+     << ", kPoolSH = " << pool.strides[0] << ", kPoolSW = " << pool.strides[1]
+     << ", kPoolPadTop = " << pool.startPadding[0] << ", kPoolPadLeft = " << pool.startPadding[1]
+     << ", kPH = " << pool.outHeight << ", kPW = " << pool.outWidth << ";\n"
+     << "constexpr int kThreads = " << threads << ", kWarps = " << layout.warps << ";\n"
+     << "constexpr int kOctets = " << layout.octets << ", kDepth = " << layout.steps * 16
+     << ", kBRows = " << layout.weightRows << ", kBStride = " << layout.weightStride << ";\n"
+     << "constexpr int kRowStart = " << layout.rowStart << ", kRowStride = " << layout.rowStride
+     << ", kBandRows = " << layout.bandRows << ";\n"
+     << "constexpr int kVectors = " << vectors << ", kSwizzle = " << swizzle << ";\n"
+     << "constexpr int kChunksPerRow = " << chunksPerRow << ", kStageElements = "
+     << roundUp(layout.stageRows * rowElements, 8) << ";\n"
+     << "typedef unsigned short cgc_element;\n";
+
+  os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
+     << "  return *(const unsigned int *)at;\n"
+     << "}\n"
+     << "CGC_DEVICE unsigned int cgc_max_pair(unsigned int a, unsigned int b) {\n"
+     << "  unsigned int d;\n"
+     << "  asm(\"max.NaN." << ptxType << " %0, %1, %2;\\n\" : \"=r\"(d) : \"r\"(a), \"r\"(b));\n"
+     << "  return d;\n"
+     << "}\n";
+
+  // The convolution rows pool row r adds: all of its window's for the
+  // block's first, those past the previous row's window after.
+  os << "CGC_DEVICE void cgc_slab(int r, bool first, int &y0, int &y1) {\n"
+     << "  const int top = r * kPoolSH - kPoolPadTop;\n"
+     << "  y0 = max(0, first ? top : top + kPoolKH - kPoolSH);\n"
+     << "  y1 = min(kP, top + kPoolKH);\n"
+     << "}\n";
+  // Band copies, element by element: any alignment.
+  os << "CGC_DEVICE void cgc_stage_elements(unsigned short *band, const unsigned short *in, "
+        "int bandTop, int rows) {\n"
+     << "  for (int i = threadIdx.x; i < rows * kRowElements; i += kThreads) {\n"
+     << "    const int row = i / kRowElements, column = i - row * kRowElements;\n"
+     << "    const int y = bandTop + row;\n"
+     << "    band[row * kRowStride + kRowStart + column] =\n"
+     << "        (unsigned)y < (unsigned)kH ? in[y * kRowElements + column] : (unsigned short)0;\n"
+     << "  }\n"
+     << "}\n";
+  if (vectorRows) {
+    // 16-byte asynchronous copies of the rows as they are into the staging
+    // area while the products run (zeros for rows outside the image), and
+    // from there into the band after them, shifted by an element where
+    // rows start one past a 16-byte boundary.
+    os << "CGC_DEVICE void cgc_fetch_band(unsigned short *stage, const unsigned short *in, int "
+          "bandTop, int rows) {\n"
+       << "  for (int u = threadIdx.x; u < rows * kChunksPerRow; u += kThreads) {\n"
+       << "    const int row = u / kChunksPerRow, chunk = u - row * kChunksPerRow;\n"
+       << "    const int y = bandTop + row;\n"
+       << "    const bool inside = (unsigned)y < (unsigned)kH;\n"
+       << "    cgc_copy_async(stage + u * 8, in + (inside ? y * kRowElements + chunk * 8 : 0), "
+          "inside ? 16u : 0u);\n"
+       << "  }\n"
+       << "}\n"
+       << "CGC_DEVICE void cgc_store_band(unsigned short *band, const unsigned short *stage, "
+          "int rows) {\n"
+       << "  for (int u = threadIdx.x; u < rows * kChunksPerRow; u += kThreads) {\n"
+       << "    const int row = u / kChunksPerRow, chunk = u - row * kChunksPerRow;\n"
+       << "    const uint4 q = *(const uint4 *)(stage + u * 8);\n"
+       << "    unsigned short *to = band + row * kRowStride + kRowStart + chunk * 8;\n";
+    if (shifted)
+      os << "    const unsigned int before = chunk > 0 ? stage[u * 8 - 1] : 0u;\n"
+         << "    *(uint4 *)(to - 1) = make_uint4(before | q.x << 16, "
+            "__byte_perm(q.x, q.y, 0x5432), __byte_perm(q.y, q.z, 0x5432), "
+            "__byte_perm(q.z, q.w, 0x5432));\n"
+         << "    if (chunk == kChunksPerRow - 1)\n"
+         << "      *(unsigned int *)(to + 7) = q.w >> 16;\n";
+    else
+      os << "    *(uint4 *)to = q;\n";
+    os << "  }\n"
+       << "}\n";
+  }
+
+  size_t operandCount = spec.channelStrides.size();
+  std::string storage = getStorageType(spec.dtype);
+  os << "CGC_DEVICE float cgc_epilogue(float v";
+  for (size_t index = 0; index < operandCount; ++index)
+    os << ", float x" << index + 1;
+  os << ") {\n"
+     << "  " << spec.statements << "\n"
+     << "  return v;\n"
+     << "}\n";
+
+  os << "extern \"C\" __global__ void __launch_bounds__(" << threads
+     << ", 2) cgc_convolution_pool(const unsigned short *__restrict__ input, "
+        "const unsigned short *__restrict__ weight, ";
+  for (size_t operand = 0; operand < operandCount; ++operand)
+    os << "const " << storage << " *__restrict__ operand" << operand + 1 << ", ";
+  os << "unsigned short *__restrict__ output, int rowsPerBlock, int blocksPerImage, int vector, "
+        "int aligned) {\n"
+     << "  extern __shared__ __align__(16) unsigned short shared[];\n"
+     << "  unsigned short *b = shared;\n"
+     << "  unsigned short *band = b + kBRows * kBStride;\n"
+     << "  unsigned short *ring = band + kBandRows * kRowStride;\n"
+     << "  unsigned short *stage = ring + kPoolKH * kQ * kK;\n"
+     << "  float *channels = (float *)(stage + kStageElements);\n"
+     << "  (void)stage;\n"
+     << "  (void)channels;\n"
+     << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
+     << "  const int g = lane >> 2, t = lane & 3;\n"
+     // 1. The weights, the window's rows padded to octets.
+     << "  for (int i = thread; i < kBRows * kDepth; i += kThreads) {\n"
+     << "    const int n = i / kDepth, k = i - n * kDepth;\n"
+     << "    const int octet = k / 8, r = octet / kOctets, e = (octet - r * kOctets) * 8 + k % 8;\n"
+     << "    b[n * kBStride + k] = n < kK && r < kR && e < kWindowRow ?\n"
+     << "        weight[n * kWindow + r * kWindowRow + e] : (unsigned short)0;\n"
+     << "  }\n"
+     << "  for (int i = thread; i < kBandRows * kRowStride / 2; i += kThreads)\n"
+     << "    ((unsigned int *)band)[i] = 0u;\n"
+     // The lane's elements of a window row's last octet that lie in it.
+     << "  const int lastElement = (kOctets - 1) * 8 + 2 * t;\n"
+     << "  const unsigned int lastMask = (lastElement < kWindowRow ? 0xffffu : 0u) |\n"
+     << "                                (lastElement + 1 < kWindowRow ? 0xffff0000u : 0u);\n"
+     << "  (void)lastMask;\n";
+  // Per-channel operands, as floats in shared memory (registers would
+  // spill beside the sums).
+  for (size_t index = 0; index < operandCount; ++index) {
+    std::string k = std::to_string(index + 1);
+    os << "  float *channel" << k << " = channels + " << index << " * kK;\n"
+       << "  for (int c = thread; c < kK; c += kThreads)\n"
+       << "    channel" << k << "[c] = "
+       << loadValue(spec.dtype,
+                    "operand" + k + "[c * " + std::to_string(spec.channelStrides[index]) + "]")
+       << ";\n";
+  }
+  os << "  const int image = blockIdx.x / blocksPerImage;\n"
+     << "  const int firstRow = (blockIdx.x - image * blocksPerImage) * rowsPerBlock;\n"
+     << "  const int endRow = min(firstRow + rowsPerBlock, kPH);\n"
+     << "  const unsigned short *in = input + (long long)image * kH * kRowElements;\n"
+     << "  unsigned short *out = output + (long long)image * kPH * kPW * kK;\n"
+     << "  __syncthreads();\n"
+     << "  int y0, y1;\n"
+     << "  if (firstRow < endRow) {\n"
+     << "    cgc_slab(firstRow, true, y0, y1);\n"
+     << "    cgc_stage_elements(band, in, y0 * kStrideH - kPadTop, "
+        "y1 > y0 ? (y1 - 1 - y0) * kStrideH + kR : 0);\n"
+     << "  }\n";
+  os << "  for (int r = firstRow; r < endRow; ++r) {\n"
+     << "    cgc_slab(r, r == firstRow, y0, y1);\n"
+     << "    const int bandTop = y0 * kStrideH - kPadTop;\n"
+     << "    int n0 = 0, n1 = 0;\n"
+     << "    if (r + 1 < endRow)\n"
+     << "      cgc_slab(r + 1, false, n0, n1);\n"
+     << "    const int nextRows = n1 > n0 ? (n1 - 1 - n0) * kStrideH + kR : 0;\n";
+  // 2-4. The band is staged and the previous row pooled (and the staging
+  // area read).
+  os << "    __syncthreads();\n";
+  if (vectorRows)
+    os << "    if (vector)\n"
+       << "      cgc_fetch_band(stage, in, n0 * kStrideH - kPadTop, nextRows);\n"
+       << "    cgc_copy_commit();\n";
+  os
+     << "    const int pixels = (y1 - y0) * kQ;\n"
+     << "    for (int tile = warp; tile * 32 < pixels; tile += kWarps) {\n"
+     << "      int offsets[4];\n"
+     << "#pragma unroll\n"
+     << "      for (int k = 0; k < 4; ++k) {\n"
+     << "        const int i = min(tile * 32 + g + 8 * k, pixels - 1);\n"
+     << "        const int row = i / kQ, x = i - row * kQ;\n"
+     << "        offsets[k] = ((y0 + row) * kStrideH - kPadTop - bandTop) * kRowStride + "
+        "kRowStart + (x * kStrideW - kPadLeft) * kC + 2 * t;\n"
+     << "      }\n"
+     << "      float sums[2][kVectors][4];\n"
+     << "#pragma unroll\n"
+     << "      for (int m = 0; m < 2; ++m)\n"
+     << "#pragma unroll\n"
+     << "        for (int n = 0; n < kVectors; ++n)\n"
+     << "#pragma unroll\n"
+     << "          for (int e = 0; e < 4; ++e)\n"
+     << "            sums[m][n][e] = 0.0f;\n";
+  writeSteps(os, spec);
+  os << "#pragma unroll\n"
+     << "      for (int m = 0; m < 2; ++m)\n"
+     << "#pragma unroll\n"
+     << "        for (int half = 0; half < 2; ++half) {\n"
+     << "          const int i = tile * 32 + m * 16 + half * 8 + g;\n"
+     << "          if (i >= pixels)\n"
+     << "            continue;\n"
+     << "          const int row = i / kQ, x = i - row * kQ;\n"
+     << "          unsigned short *to = ring + (((y0 + row) % kPoolKH) * kQ + x) * kK + 2 * t;\n"
+     << "#pragma unroll\n"
+     << "          for (int n = 0; n < kVectors; ++n) {\n"
+     << "            const float low = cgc_epilogue(sums[m][n][half * 2]";
+  for (size_t index = 0; index < operandCount; ++index)
+    os << ", channel" << index + 1 << "[n * 8 + 2 * t]";
+  os << ");\n"
+     << "            const float high = cgc_epilogue(sums[m][n][half * 2 + 1]";
+  for (size_t index = 0; index < operandCount; ++index)
+    os << ", channel" << index + 1 << "[n * 8 + 2 * t + 1]";
+  os << ");\n"
+     << "            *(unsigned int *)(to + ((n ^ (x & kSwizzle)) << 3)) = (unsigned int)"
+     << storeValue(spec.dtype, "low") << " | (unsigned int)" << storeValue(spec.dtype, "high")
+     << " << 16;\n"
+     << "          }\n"
+     << "        }\n"
+     << "    }\n"
+     // 5. Every row of the window is in the ring, the band is free, the
+     // staging area full.
+     << "    cgc_copy_wait();\n"
+     << "    __syncthreads();\n";
+  if (vectorRows)
+    os << "    if (vector)\n"
+       << "      cgc_store_band(band, stage, nextRows);\n"
+       << "    else\n"
+       << "      cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
+  else
+    os << "    cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
+  os << "    const int top = r * kPoolSH - kPoolPadTop;\n"
+     << "    for (int u = thread; u < kPW * kVectors; u += kThreads) {\n"
+     << "      const int px = u / kVectors, v = u - px * kVectors;\n"
+     << "      const int left = px * kPoolSW - kPoolPadLeft;\n"
+     << "      uint4 best = make_uint4(" << negativeInfinity << ", " << negativeInfinity << ", "
+     << negativeInfinity << ", " << negativeInfinity << ");\n"
+     << "#pragma unroll\n"
+     << "      for (int dy = 0; dy < kPoolKH; ++dy) {\n"
+     << "        const int y = top + dy;\n"
+     << "        if ((unsigned)y >= (unsigned)kP)\n"
+     << "          continue;\n"
+     << "#pragma unroll\n"
+     << "        for (int dx = 0; dx < kPoolKW; ++dx) {\n"
+     << "          const int x = left + dx;\n"
+     << "          if ((unsigned)x >= (unsigned)kQ)\n"
+     << "            continue;\n"
+     << "          const uint4 value = *(const uint4 *)(ring + ((y % kPoolKH) * kQ + x) * kK + "
+        "((v ^ (x & kSwizzle)) << 3));\n"
+     << "          best.x = cgc_max_pair(best.x, value.x);\n"
+     << "          best.y = cgc_max_pair(best.y, value.y);\n"
+     << "          best.z = cgc_max_pair(best.z, value.z);\n"
+     << "          best.w = cgc_max_pair(best.w, value.w);\n"
+     << "        }\n"
+     << "      }\n"
+     << "      unsigned short *to = out + (r * kPW + px) * kK + v * 8;\n"
+     << "      if (aligned) {\n"
+     << "        *(uint4 *)to = best;\n"
+     << "      } else {\n"
+     << "        const unsigned int words[4] = {best.x, best.y, best.z, best.w};\n"
+     << "#pragma unroll\n"
+     << "        for (int e = 0; e < 8; ++e)\n"
+     << "          to[e] = (unsigned short)(words[e / 2] >> (16 * (e % 2)));\n"
+     << "      }\n"
+     << "    }\n"
+     << "  }\n"
+     << "}\n";
+  return source;
+}
+
+/// Pool rows a block takes: the fewest that leave no resident block slot
+/// (`slots`) idle, a whole image where even that does not.
+int64_t getRowsPerBlock(int64_t batch, int64_t poolRows, int64_t slots) {
+  for (int64_t rows = 1; rows < poolRows; ++rows)
+    if (batch * ((poolRows + rows - 1) / rows) <= slots)
+      return rows;
+  return poolRows;
+}
+
+} // namespace
+
+std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape) {
+  if (!shape.pool)
+    return std::string("no max pool follows the convolution");
+  if (!shape.channelsLast)
+    return std::string("the convolution is channels-first");
+  const Shape &input = shape.plan.input.shape;
+  if (input.size() != 4)
+    return std::string("the convolution is not 2-D");
+  if (shape.plan.geometry.groups != 1)
+    return "it has " + std::to_string(shape.plan.geometry.groups) + " groups";
+  DType dtype = shape.plan.output.dtype;
+  if (dtype != DType::F16 && dtype != DType::BF16)
+    return std::string("element type ") + getDTypeName(dtype) +
+           " (tensor cores take float16 and bfloat16)";
+  auto geometry = getChannelsLastGeometry(shape);
+  if (!geometry)
+    return llvm::toString(geometry.takeError());
+  const ChannelsLastGeometry &g = *geometry;
+  if (g.channels > kConvolutionPoolMaxChannels)
+    return std::to_string(g.channels) + " input channels (it takes at most " +
+           std::to_string(kConvolutionPoolMaxChannels) + ")";
+  if (g.outChannels % 8 != 0 || g.outChannels > kConvolutionPoolMaxOutputChannels)
+    return std::to_string(g.outChannels) + " output channels (it takes multiples of 8 up to " +
+           std::to_string(kConvolutionPoolMaxOutputChannels) + ")";
+  if (g.dilationHeight != 1 || g.dilationWidth != 1)
+    return std::string("a dilated convolution");
+  if (g.strideWidth * g.channels % 2 != 0)
+    return "windows " + std::to_string(g.strideWidth * g.channels) +
+           " elements apart (stride × channels; it takes even distances)";
+  int64_t octets = (g.kernelWidth * g.channels + kOctet - 1) / kOctet;
+  if (g.kernelHeight * octets > kConvolutionPoolMaxWindowOctets)
+    return "a window of " + std::to_string(g.kernelHeight) + " rows of " +
+           std::to_string(octets) + " octets (it takes at most " +
+           std::to_string(kConvolutionPoolMaxWindowOctets) + " octets)";
+  for (const ChainStep &step : shape.steps)
+    if (!isPerChannel(step))
+      return ("chain layer " + step.op->getName().getStringRef() +
+              " reads an operand that varies along more than the channels")
+          .str();
+  const ConvolutionMaxPool &pool = *shape.pool;
+  for (int dimension = 0; dimension < 2; ++dimension) {
+    if (pool.kernel[dimension] > 3 || pool.dilations[dimension] != 1 ||
+        pool.strides[dimension] > pool.kernel[dimension] ||
+        pool.startPadding[dimension] >= pool.kernel[dimension])
+      return "a max pool of window " + formatIndexList(pool.kernel) + ", strides " +
+             formatIndexList(pool.strides) + ", dilations " + formatIndexList(pool.dilations) +
+             " and start padding " + formatIndexList(pool.startPadding) +
+             " (it takes windows of at most 3×3, undilated, strides at most the window, start "
+             "padding less than it)";
+  }
+  ConvolutionPoolLayout layout = getLayout(g, pool);
+  int64_t operands = 0;
+  for (const ChainStep &step : shape.steps)
+    operands += step.argument ? 1 : 0;
+  if (shape.bias)
+    ++operands;
+  int64_t bytes = 2 * layout.getSharedElements(g, pool, operands);
+  if (bytes > kConvolutionPoolMaxSharedBytes)
+    return "shared memory of " + std::to_string(bytes) + " bytes (weights, a band of " +
+           std::to_string(layout.bandRows) + " input rows of " + std::to_string(layout.rowStride) +
+           " elements, a ring of " + std::to_string(pool.kernel[0]) +
+           " convolution rows and a staging area of " + std::to_string(layout.stageRows) +
+           " input rows; it takes at most " +
+           std::to_string(kConvolutionPoolMaxSharedBytes / 1024) + " KiB)";
+  return std::nullopt;
+}
+
+llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
+                                            const FusedConvolutionShape &shape,
+                                            KernelContext::Impl &context) {
+  if (std::optional<std::string> refusal = getConvolutionPoolRefusal(shape))
+    return makeFusedError(definition, kConvolutionFamily,
+                          "the convolution + max pool kernel does not run this definition: " +
+                              *refusal);
+  if (context.getComputeMajor() < 8)
+    return makeFusedError(definition, kConvolutionFamily,
+                          "a convolution followed by a max pool needs compute capability 8.0 "
+                          "(float16 and bfloat16 mma.sync) on the CUDA driver; this device has " +
+                              std::to_string(context.getComputeMajor()) + "." +
+                              std::to_string(context.getComputeMinor()));
+  auto geometry = getChannelsLastGeometry(shape);
+  if (!geometry)
+    return inFusedConvolution(definition, geometry.takeError());
+  auto epilogue = getConvolutionEpilogue(definition, shape);
+  if (!epilogue)
+    return epilogue.takeError();
+  const ConvolutionMaxPool &pool = *shape.pool;
+  if (geometry->batch * pool.outHeight * pool.outWidth * geometry->outChannels == 0)
+    return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
+
+  ConvolutionPoolSpec spec;
+  spec.dtype = shape.plan.output.dtype;
+  spec.geometry = *geometry;
+  spec.pool = pool;
+  spec.layout = getLayout(*geometry, pool);
+  spec.statements = epilogue->statements;
+  const Shape &outputShape = shape.plan.output.shape;
+  llvm::SmallVector<unsigned, 4> operandArguments;
+  for (const EpilogueOperand &operand : epilogue->operands) {
+    StridedOperand strided = broadcastOperand(spec.dtype, operand.shape, outputShape);
+    spec.channelStrides.push_back(strided.strides[3]);
+    operandArguments.push_back(operand.argument);
+  }
+
+  llvm::Expected<DeviceFunction> function =
+      context.getFunction(shape.conv, generateSource(spec), "cgc_convolution_pool");
+  if (!function)
+    return inFusedConvolution(definition, function.takeError());
+  size_t sharedBytes = static_cast<size_t>(
+      2 * spec.layout.getSharedElements(*geometry, pool, int64_t(spec.channelStrides.size())));
+  if (context.hasDevice()) {
+    cudaError_t status =
+        cudaFuncSetAttribute(reinterpret_cast<const void *>(function->kernel),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(sharedBytes));
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      return makeFusedError(definition, kConvolutionFamily,
+                            "the convolution + max pool kernel cannot have " +
+                                std::to_string(sharedBytes) +
+                                " bytes of shared memory: cudaFuncSetAttribute: " +
+                                cudaGetErrorString(status));
+    }
+  }
+
+  int rowsPerBlock = static_cast<int>(getRowsPerBlock(
+      geometry->batch, pool.outHeight, 2 * int64_t(context.getMultiprocessorCount())));
+  int blocksPerImage = static_cast<int>((pool.outHeight + rowsPerBlock - 1) / rowsPerBlock);
+  dim3 grid(static_cast<unsigned>(geometry->batch * blocksPerImage));
+  dim3 block(static_cast<unsigned>(spec.layout.warps * 32));
+  bool vectorRows = geometry->width * geometry->channels % 8 == 0;
+  unsigned input = shape.input, weight = shape.weight;
+  std::string name =
+      ("@" + definition.getSymName() + ": fused convolution + max pool (generated)").str();
+  auto launch = [function = *function, grid, block, operandArguments, input, weight, name,
+                 sharedBytes, rowsPerBlock, blocksPerImage,
+                 vectorRows](const LaunchArgs &args) -> std::string {
+    llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
+    for (unsigned argument : operandArguments)
+      pointers.push_back(args.inputs[argument]);
+    void *output = args.outputs[0];
+    int rows = rowsPerBlock, blocks = blocksPerImage;
+    // 16-byte band loads need a 16-byte aligned input, and the pool's
+    // 16-byte stores an aligned output.
+    int vector = vectorRows && reinterpret_cast<uintptr_t>(pointers[0]) % 16 == 0 ? 1 : 0;
+    int aligned = reinterpret_cast<uintptr_t>(output) % 16 == 0 ? 1 : 0;
+    llvm::SmallVector<void *, 12> arguments;
+    for (const void *&pointer : pointers)
+      arguments.push_back(&pointer);
+    arguments.push_back(&output);
+    arguments.push_back(&rows);
+    arguments.push_back(&blocks);
+    arguments.push_back(&vector);
+    arguments.push_back(&aligned);
+    cudaError_t error = function.launch(grid, block, arguments.data(), sharedBytes, args.stream);
+    return error == cudaSuccess ? std::string()
+                                : describeLaunchFailure(name, "cudaLaunchKernel", error);
+  };
+  return Kernel{std::move(launch), 0};
+}
+
+} // namespace cgc::cuda
