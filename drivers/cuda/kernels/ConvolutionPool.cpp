@@ -270,22 +270,45 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
           "inside ? 16u : 0u);\n"
        << "  }\n"
        << "}\n"
+       << "CGC_DEVICE void cgc_put_chunk(unsigned short *band, int row, int chunk, uint4 q, "
+          "unsigned int before) {\n"
+       << "  unsigned short *to = band + row * kRowStride + kRowStart + chunk * 8;\n";
+    if (shifted)
+      os << "  *(uint4 *)(to - 1) = make_uint4(before | q.x << 16, "
+            "__byte_perm(q.x, q.y, 0x5432), __byte_perm(q.y, q.z, 0x5432), "
+            "__byte_perm(q.z, q.w, 0x5432));\n"
+         << "  if (chunk == kChunksPerRow - 1)\n"
+         << "    *(unsigned int *)(to + 7) = q.w >> 16;\n";
+    else
+      os << "  *(uint4 *)to = q;\n";
+    os << "}\n"
        << "CGC_DEVICE void cgc_store_band(unsigned short *band, const unsigned short *stage, "
           "int rows) {\n"
        << "  for (int u = threadIdx.x; u < rows * kChunksPerRow; u += kThreads) {\n"
        << "    const int row = u / kChunksPerRow, chunk = u - row * kChunksPerRow;\n"
-       << "    const uint4 q = *(const uint4 *)(stage + u * 8);\n"
-       << "    unsigned short *to = band + row * kRowStride + kRowStart + chunk * 8;\n";
+       << "    cgc_put_chunk(band, row, chunk, *(const uint4 *)(stage + u * 8), "
+       << (shifted ? "chunk > 0 ? stage[u * 8 - 1] : 0u" : "0u") << ");\n"
+       << "  }\n"
+       << "}\n"
+       // A block's first band, straight from global memory (the staging
+       // area holds a later band's rows, fewer).
+       << "CGC_DEVICE void cgc_stage_vectors(unsigned short *band, const unsigned short *in, "
+          "int bandTop, int rows) {\n"
+       << "#pragma unroll 4\n"
+       << "  for (int u = threadIdx.x; u < rows * kChunksPerRow; u += kThreads) {\n"
+       << "    const int row = u / kChunksPerRow, chunk = u - row * kChunksPerRow;\n"
+       << "    const int y = bandTop + row;\n"
+       << "    uint4 q = make_uint4(0u, 0u, 0u, 0u);\n"
+       << "    unsigned int before = 0u;\n"
+       << "    if ((unsigned)y < (unsigned)kH) {\n"
+       << "      const unsigned short *from = in + y * kRowElements + chunk * 8;\n"
+       << "      q = *(const uint4 *)from;\n";
     if (shifted)
-      os << "    const unsigned int before = chunk > 0 ? stage[u * 8 - 1] : 0u;\n"
-         << "    *(uint4 *)(to - 1) = make_uint4(before | q.x << 16, "
-            "__byte_perm(q.x, q.y, 0x5432), __byte_perm(q.y, q.z, 0x5432), "
-            "__byte_perm(q.z, q.w, 0x5432));\n"
-         << "    if (chunk == kChunksPerRow - 1)\n"
-         << "      *(unsigned int *)(to + 7) = q.w >> 16;\n";
-    else
-      os << "    *(uint4 *)to = q;\n";
-    os << "  }\n"
+      os << "      if (chunk > 0)\n"
+         << "        before = from[-1];\n";
+    os << "    }\n"
+       << "    cgc_put_chunk(band, row, chunk, q, before);\n"
+       << "  }\n"
        << "}\n";
   }
 
@@ -350,8 +373,12 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  int y0, y1;\n"
      << "  if (firstRow < endRow) {\n"
      << "    cgc_slab(firstRow, true, y0, y1);\n"
-     << "    cgc_stage_elements(band, in, y0 * kStrideH - kPadTop, "
-        "y1 > y0 ? (y1 - 1 - y0) * kStrideH + kR : 0);\n"
+     << "    const int rows = y1 > y0 ? (y1 - 1 - y0) * kStrideH + kR : 0;\n";
+  if (vectorRows)
+    os << "    if (vector)\n"
+       << "      cgc_stage_vectors(band, in, y0 * kStrideH - kPadTop, rows);\n"
+       << "    else\n";
+  os << "      cgc_stage_elements(band, in, y0 * kStrideH - kPadTop, rows);\n"
      << "  }\n";
   os << "  for (int r = firstRow; r < endRow; ++r) {\n"
      << "    cgc_slab(r, r == firstRow, y0, y1);\n"
@@ -396,19 +423,23 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "            continue;\n"
      << "          const int row = i / kQ, x = i - row * kQ;\n"
      << "          unsigned short *to = ring + (((y0 + row) % kPoolKH) * kQ + x) * kK + 2 * t;\n"
+     << "          const int swizzle = (x & kSwizzle) << 3;\n"
      << "#pragma unroll\n"
-     << "          for (int n = 0; n < kVectors; ++n) {\n"
-     << "            const float low = cgc_epilogue(sums[m][n][half * 2]";
+     << "          for (int n = 0; n < kVectors; ++n) {\n";
   for (size_t index = 0; index < operandCount; ++index)
-    os << ", channel" << index + 1 << "[n * 8 + 2 * t]";
+    os << "            const float2 c" << index + 1 << " = *(const float2 *)(channel" << index + 1
+       << " + n * 8 + 2 * t);\n";
+  os << "            const float low = cgc_epilogue(sums[m][n][half * 2]";
+  for (size_t index = 0; index < operandCount; ++index)
+    os << ", c" << index + 1 << ".x";
   os << ");\n"
      << "            const float high = cgc_epilogue(sums[m][n][half * 2 + 1]";
   for (size_t index = 0; index < operandCount; ++index)
-    os << ", channel" << index + 1 << "[n * 8 + 2 * t + 1]";
+    os << ", c" << index + 1 << ".y";
+  // One conversion of the pair, rounding to nearest even as the
+  // element-type stores do (a NaN may come out with another payload).
   os << ");\n"
-     << "            *(unsigned int *)(to + ((n ^ (x & kSwizzle)) << 3)) = (unsigned int)"
-     << storeValue(spec.dtype, "low") << " | (unsigned int)" << storeValue(spec.dtype, "high")
-     << " << 16;\n"
+     << "            *(unsigned int *)(to + ((n << 3) ^ swizzle)) = cgc_pack(low, high);\n"
      << "          }\n"
      << "        }\n"
      << "    }\n"
