@@ -226,8 +226,7 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << ", kBandRows = " << layout.bandRows << ";\n"
      << "constexpr int kVectors = " << vectors << ", kSwizzle = " << swizzle << ";\n"
      << "constexpr int kChunksPerRow = " << chunksPerRow << ", kStageElements = "
-     << roundUp(layout.stageRows * rowElements, 8) << ";\n"
-     << "typedef unsigned short cgc_element;\n";
+     << roundUp(layout.stageRows * rowElements, 8) << ";\n";
 
   os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
      << "  return *(const unsigned int *)at;\n"
