@@ -109,6 +109,28 @@ struct ChannelsLastTransposes {
   op::TransposeOp input, weight, output;
 };
 
+/// A transpose of the channels-last form, the permutation it must have, and
+/// what it means (for messages).
+struct WantedTranspose {
+  op::TransposeOp transpose;
+  const char *what;
+  llvm::ArrayRef<int64_t> permutation;
+  const char *meaning;
+};
+
+/// What keeps a transpose of `wanted` (all present) from having its
+/// permutation.
+static std::optional<std::string> checkPermutations(llvm::ArrayRef<WantedTranspose> wanted) {
+  for (const WantedTranspose &one : wanted) {
+    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(one.transpose);
+    if (llvm::ArrayRef<int64_t>(permutation) != one.permutation)
+      return std::string("channels-last form: ") + one.what + "'s transpose with permutation " +
+             formatIndexList(permutation) + " is not implemented on the CUDA driver (only " +
+             formatIndexList(one.permutation) + ", " + one.meaning + ")";
+  }
+  return std::nullopt;
+}
+
 /// What keeps `transposes` (around `conv`, at least one of them present)
 /// from being the channels-last form the kernel implements: all three
 /// transposes, with exactly the permutations NHWC → NCHW (input), OHWI →
@@ -120,29 +142,17 @@ static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
   if (rank != 4)
     return prefix + "a convolution of rank " + std::to_string(rank) +
            " is not implemented on the CUDA driver (only 2-D convolutions, rank 4)";
-  struct Expected {
-    op::TransposeOp transpose;
-    const char *what;
-    llvm::ArrayRef<int64_t> permutation;
-    const char *meaning;
-  };
-  const Expected expected[] = {
+  const WantedTranspose wanted[] = {
       {transposes.input, "the input", kNhwcToNchw, "NHWC to NCHW"},
       {transposes.weight, "the weight", kNhwcToNchw, "OHWI to OIHW"},
       {transposes.output, "the result", kNchwToNhwc, "NCHW to NHWC"},
   };
-  for (const Expected &wanted : expected) {
-    if (!wanted.transpose)
-      return prefix + wanted.what + " is not transposed (" + wanted.meaning +
+  for (const WantedTranspose &one : wanted)
+    if (!one.transpose)
+      return prefix + one.what + " is not transposed (" + one.meaning +
              "): the CUDA driver implements the form that transposes the input, the weight "
              "and the result";
-    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
-    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
-      return prefix + wanted.what + "'s transpose with permutation " + formatIndexList(permutation) +
-             " is not implemented on the CUDA driver (only " + formatIndexList(wanted.permutation) +
-             ", " + wanted.meaning + ")";
-  }
-  return std::nullopt;
+  return checkPermutations(wanted);
 }
 
 /// Reads the max pool after the chain into `shape.pool`, or says what keeps
@@ -151,23 +161,12 @@ static std::optional<std::string> checkChannelsLast(op::ConvolutionOp conv,
 static std::optional<std::string> readMaxPool(op::MaxPoolOp pool, op::TransposeOp input,
                                               op::TransposeOp output,
                                               FusedConvolutionShape &shape) {
-  struct Expected {
-    op::TransposeOp transpose;
-    const char *what;
-    llvm::ArrayRef<int64_t> permutation;
-    const char *meaning;
-  };
-  const Expected expected[] = {
+  const WantedTranspose wanted[] = {
       {input, "the max pool's input", kNhwcToNchw, "NHWC to NCHW"},
       {output, "the max pool's result", kNchwToNhwc, "NCHW to NHWC"},
   };
-  for (const Expected &wanted : expected) {
-    llvm::SmallVector<int64_t, 6> permutation = getTransposePermutation(wanted.transpose);
-    if (llvm::ArrayRef<int64_t>(permutation) != wanted.permutation)
-      return std::string("channels-last form: ") + wanted.what + "'s transpose with permutation " +
-             formatIndexList(permutation) + " is not implemented on the CUDA driver (only " +
-             formatIndexList(wanted.permutation) + ", " + wanted.meaning + ")";
-  }
+  if (std::optional<std::string> refusal = checkPermutations(wanted))
+    return refusal;
   auto result = llvm::dyn_cast<TensorType>(pool.getOutput().getType());
   if (!result || result.getRank() != 4)
     return std::string("a max pool whose result is not rank 4");

@@ -570,13 +570,21 @@ std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape
   return std::nullopt;
 }
 
+std::optional<llvm::Error> checkConvolutionPool(FunctionalDefinitionOp definition,
+                                                const FusedConvolutionShape &shape) {
+  std::optional<std::string> refusal = getConvolutionPoolRefusal(shape);
+  if (!refusal)
+    return std::nullopt;
+  return makeFusedError(definition, kConvolutionFamily,
+                        "the convolution + max pool kernel does not run this definition: " +
+                            *refusal);
+}
+
 llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
                                             const FusedConvolutionShape &shape,
                                             KernelContext::Impl &context) {
-  if (std::optional<std::string> refusal = getConvolutionPoolRefusal(shape))
-    return makeFusedError(definition, kConvolutionFamily,
-                          "the convolution + max pool kernel does not run this definition: " +
-                              *refusal);
+  if (std::optional<llvm::Error> refused = checkConvolutionPool(definition, shape))
+    return std::move(*refused);
   if (context.getComputeMajor() < 8)
     return makeFusedError(definition, kConvolutionFamily,
                           "a convolution followed by a max pool needs compute capability 8.0 "

@@ -46,6 +46,13 @@ constexpr int64_t kConvolutionPoolMaxSharedBytes = 96 * 1024;
 /// capability 8.0 (buildConvolutionPool says so).
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape);
 
+/// getConvolutionPoolRefusal's reason as the family's error on
+/// `definition`, or std::nullopt where the kernel runs `shape`: what the
+/// family's check reports (the compiler then matches the convolution and
+/// the pool apart) and the build returns.
+std::optional<llvm::Error> checkConvolutionPool(FunctionalDefinitionOp definition,
+                                                const FusedConvolutionShape &shape);
+
 /// The kernel of `definition`, a convolution, its chain and a max pool
 /// (which getConvolutionPoolRefusal accepts; an error otherwise, and on a
 /// device before compute capability 8.0), compiled for its geometry.

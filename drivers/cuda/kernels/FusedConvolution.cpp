@@ -721,10 +721,8 @@ std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
   // With a max pool, the one kernel that runs it must take the definition
   // (otherwise the compiler matches the convolution and the pool apart).
   if ((*analyzed)->pool)
-    if (std::optional<std::string> refusal = getConvolutionPoolRefusal(**analyzed))
-      return makeFusedError(definition, kConvolutionFamily,
-                            "the convolution + max pool kernel does not run this definition: " +
-                                *refusal);
+    if (std::optional<llvm::Error> refused = checkConvolutionPool(definition, **analyzed))
+      return std::move(*refused);
   return llvm::Error::success();
 }
 

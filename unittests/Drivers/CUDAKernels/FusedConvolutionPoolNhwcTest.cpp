@@ -183,6 +183,19 @@ TEST_F(FusedConvolutionPoolNhwcTest, RefusesOtherDefinitions) {
   }
 }
 
+/// A pool that reads the chain's result through another transpose is not
+/// the pattern's form: the family says which transpose.
+TEST_F(FusedConvolutionPoolNhwcTest, RefusesOtherPoolTransposes) {
+  NhwcCase square{"pool_transposed_other_way", {1, 16, 16, 3}, {8, 3, 3, 3},
+                  padded({2, 2}, {1, 1}, {1, 1}), true, {kRelu},
+                  MaxPool{{2, 2}, {2, 2}, {0, 0}, {0, 0}}};
+  square.pool->inputPermutation = "[0, 3, 2, 1]";
+  expectFusedRejected(makeNhwcDefinition(square, DType::F16),
+                      "channels-last form: the max pool's input's transpose with permutation "
+                      "[0, 3, 2, 1] is not implemented on the CUDA driver (only [0, 3, 1, 2], "
+                      "NHWC to NCHW)");
+}
+
 /// Before compute capability 8.0 (no float16 mma.sync) the build says so.
 TEST_F(FusedConvolutionPoolNhwcTest, NeedsComputeCapability8) {
   DefinitionCase stem = makeNhwcDefinition(poolCases()[0], DType::F16);

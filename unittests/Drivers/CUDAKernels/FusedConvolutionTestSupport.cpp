@@ -197,7 +197,8 @@ DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
       pooled[2 + d] = size;
     }
     TypedValue transposed = text.layer("%pt", "cgc_op.transpose", {value},
-                                       tensorType(outputNchw, dtype), "{permutation = [0, 3, 1, 2]}");
+                                       tensorType(outputNchw, dtype),
+                                       "{permutation = " + pool.inputPermutation + "}");
     TypedValue pooledValue = text.layer("%pool", "cgc_op.max_pool", {transposed},
                                         tensorType(pooled, dtype), pool.attributes());
     value = text.layer("%z", "cgc_op.transpose", {pooledValue}, tensorType(toNhwc(pooled), dtype),

@@ -74,6 +74,9 @@ struct ChainLayer {
 struct MaxPool {
   Dims kernel, strides, startPadding, endPadding;
   bool ceilMode = false;
+  /// The permutation of the transpose the pool reads (a test changes it;
+  /// the shapes stay right for square results).
+  std::string inputPermutation = "[0, 3, 1, 2]";
 
   std::string attributes() const;
 };
