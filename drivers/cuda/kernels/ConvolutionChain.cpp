@@ -96,6 +96,48 @@ llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error er
                                      ": " + llvm::toString(std::move(error)));
 }
 
+std::optional<std::string> getTensorCoreConvolutionRefusal(const FusedConvolutionShape &shape) {
+  if (!shape.channelsLast)
+    return std::string("the convolution is channels-first");
+  if (shape.plan.input.shape.size() != 4 || shape.plan.output.shape.size() != 4)
+    return std::string("the convolution is not 2-D");
+  if (shape.plan.geometry.groups != 1)
+    return "it has " + std::to_string(shape.plan.geometry.groups) + " groups";
+  DType dtype = shape.plan.output.dtype;
+  if (dtype != DType::F16 && dtype != DType::BF16)
+    return std::string("element type ") + getDTypeName(dtype) +
+           " (tensor cores take float16 and bfloat16)";
+  return std::nullopt;
+}
+
+std::optional<llvm::Error> allowSharedMemory(FunctionalDefinitionOp definition,
+                                             KernelContext::Impl &context,
+                                             const DeviceFunction &function, size_t bytes,
+                                             llvm::StringRef kernel) {
+  if (!context.hasDevice())
+    return std::nullopt;
+  cudaError_t status = cudaFuncSetAttribute(reinterpret_cast<const void *>(function.kernel),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes));
+  if (status == cudaSuccess)
+    return std::nullopt;
+  cudaGetLastError();
+  return makeFusedError(definition, kConvolutionFamily,
+                        (kernel + " cannot have " + llvm::Twine(bytes) +
+                         " bytes of shared memory: cudaFuncSetAttribute: " +
+                         cudaGetErrorString(status))
+                            .str());
+}
+
+llvm::SmallVector<const void *, 8> getConvolutionPointers(const LaunchArgs &args, unsigned input,
+                                                          unsigned weight,
+                                                          llvm::ArrayRef<unsigned> operands) {
+  llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
+  for (unsigned argument : operands)
+    pointers.push_back(args.inputs[argument]);
+  return pointers;
+}
+
 /// Whether `value` is used, and only by `user` (possibly at several
 /// operands).
 static bool isUsedOnlyBy(mlir::Value value, mlir::Operation *user) {
@@ -171,15 +213,8 @@ static std::optional<std::string> readMaxPool(op::MaxPoolOp pool, op::TransposeO
   if (!result || result.getRank() != 4)
     return std::string("a max pool whose result is not rank 4");
   ConvolutionMaxPool &read = shape.pool.emplace();
+  static_cast<PoolWindow &>(read) = readPoolWindow(pool);
   read.op = pool;
-  auto copy = [](llvm::ArrayRef<int64_t> values, std::array<int64_t, 2> &into) {
-    into = {values[0], values[1]};
-  };
-  copy(pool.getKernelShape(), read.kernel);
-  copy(getWindowList(pool.getStrides(), 2, 1), read.strides);
-  copy(getWindowList(pool.getDilations(), 2, 1), read.dilations);
-  copy(getWindowList(pool.getStartPadding(), 2, 0), read.startPadding);
-  copy(getWindowList(pool.getEndPadding(), 2, 0), read.endPadding);
   read.outHeight = result.getShape()[2];
   read.outWidth = result.getShape()[3];
   return std::nullopt;

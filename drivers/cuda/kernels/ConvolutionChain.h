@@ -16,6 +16,7 @@
 
 #include "CudnnConvolution.h"
 #include "FusedSupport.h"
+#include "PoolingCodegen.h"
 
 #include <array>
 #include <optional>
@@ -61,11 +62,8 @@ struct ChainStep {
 /// result transposed to NCHW for the pool alone, the pool, its result
 /// transposed back to NHWC (patterns/convolution.mlir's
 /// conv_nhwc_bias_activation_max_pool).
-struct ConvolutionMaxPool {
+struct ConvolutionMaxPool : PoolWindow {
   op::MaxPoolOp op;
-  /// Per spatial dimension (H, W).
-  std::array<int64_t, 2> kernel{1, 1}, strides{1, 1}, dilations{1, 1};
-  std::array<int64_t, 2> startPadding{0, 0}, endPadding{0, 0};
   /// The pool's output rows and columns.
   int64_t outHeight = 0, outWidth = 0;
 };
@@ -117,6 +115,27 @@ llvm::Expected<ChannelsLastGeometry> getChannelsLastGeometry(const FusedConvolut
 /// `error` as an error of the fused convolution of `definition`
 /// ("@name: fused convolution: ...").
 llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error error);
+
+/// Why a generated tensor-core kernel does not take `shape`, or
+/// std::nullopt: it takes the channels-last form of a 2-D convolution of
+/// one group, float16 or bfloat16 (the implicit-GEMM and the convolution +
+/// max pool kernels' common terms).
+std::optional<std::string> getTensorCoreConvolutionRefusal(const FusedConvolutionShape &shape);
+
+/// Lets `function`, the generated `kernel` (a name for messages: "the
+/// implicit-GEMM kernel") of `definition`, take `bytes` of dynamic shared
+/// memory where the context has a device; the family's error otherwise.
+std::optional<llvm::Error> allowSharedMemory(FunctionalDefinitionOp definition,
+                                             KernelContext::Impl &context,
+                                             const DeviceFunction &function, size_t bytes,
+                                             llvm::StringRef kernel);
+
+/// The device pointers a generated convolution kernel takes first: the
+/// input, the weight, then the epilogue's operands (definition arguments)
+/// in order.
+llvm::SmallVector<const void *, 8> getConvolutionPointers(const LaunchArgs &args, unsigned input,
+                                                          unsigned weight,
+                                                          llvm::ArrayRef<unsigned> operands);
 
 /// The shape of a channel-broadcast bias of `channels` for an output of
 /// rank `rank`: C×1×...×1 (rank - 1 dimensions), or C (the last dimension)

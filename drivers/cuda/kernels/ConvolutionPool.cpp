@@ -506,17 +506,8 @@ int64_t getRowsPerBlock(int64_t batch, int64_t poolRows, int64_t slots) {
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape) {
   if (!shape.pool)
     return std::string("no max pool follows the convolution");
-  if (!shape.channelsLast)
-    return std::string("the convolution is channels-first");
-  const Shape &input = shape.plan.input.shape;
-  if (input.size() != 4)
-    return std::string("the convolution is not 2-D");
-  if (shape.plan.geometry.groups != 1)
-    return "it has " + std::to_string(shape.plan.geometry.groups) + " groups";
-  DType dtype = shape.plan.output.dtype;
-  if (dtype != DType::F16 && dtype != DType::BF16)
-    return std::string("element type ") + getDTypeName(dtype) +
-           " (tensor cores take float16 and bfloat16)";
+  if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(shape))
+    return refusal;
   auto geometry = getChannelsLastGeometry(shape);
   if (!geometry)
     return llvm::toString(geometry.takeError());
@@ -621,20 +612,9 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
     return inFusedConvolution(definition, function.takeError());
   size_t sharedBytes = static_cast<size_t>(
       2 * spec.layout.getSharedElements(*geometry, pool, int64_t(spec.channelStrides.size())));
-  if (context.hasDevice()) {
-    cudaError_t status =
-        cudaFuncSetAttribute(reinterpret_cast<const void *>(function->kernel),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(sharedBytes));
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      return makeFusedError(definition, kConvolutionFamily,
-                            "the convolution + max pool kernel cannot have " +
-                                std::to_string(sharedBytes) +
-                                " bytes of shared memory: cudaFuncSetAttribute: " +
-                                cudaGetErrorString(status));
-    }
-  }
+  if (std::optional<llvm::Error> refused =
+          allowSharedMemory(definition, context, *function, sharedBytes, "the convolution + max pool kernel"))
+    return std::move(*refused);
 
   int rowsPerBlock = static_cast<int>(getRowsPerBlock(
       geometry->batch, pool.outHeight, 2 * int64_t(context.getMultiprocessorCount())));
@@ -648,9 +628,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   auto launch = [function = *function, grid, block, operandArguments, input, weight, name,
                  sharedBytes, rowsPerBlock, blocksPerImage,
                  vectorRows](const LaunchArgs &args) -> std::string {
-    llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
-    for (unsigned argument : operandArguments)
-      pointers.push_back(args.inputs[argument]);
+    llvm::SmallVector<const void *, 8> pointers =
+        getConvolutionPointers(args, input, weight, operandArguments);
     void *output = args.outputs[0];
     int rows = rowsPerBlock, blocks = blocksPerImage;
     // 16-byte band loads need a 16-byte aligned input, and the pool's

@@ -457,9 +457,8 @@ llvm::Expected<Kernel> buildDepthwiseConvolution(FunctionalDefinitionOp definiti
   std::string name = ("@" + definition.getSymName() + ": fused convolution (depthwise)").str();
   auto launch = [vectorized = std::move(*vectorized), scalar = std::move(scalar), operandArguments,
                  input, weight, name](const LaunchArgs &args) -> std::string {
-    llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
-    for (unsigned argument : operandArguments)
-      pointers.push_back(args.inputs[argument]);
+    llvm::SmallVector<const void *, 8> pointers =
+        getConvolutionPointers(args, input, weight, operandArguments);
     void *output = args.outputs[0];
     auto aligned = [&](const DepthwiseVariant &variant) {
       auto misaligned = [&](const void *pointer) {

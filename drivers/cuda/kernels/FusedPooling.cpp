@@ -190,23 +190,9 @@ llvm::Expected<NhwcPool> analyze(FunctionalDefinitionOp definition) {
   geometry.width = inputInfo->shape[3];
   geometry.outputHeight = outputInfo->shape[2];
   geometry.outputWidth = outputInfo->shape[3];
-  auto read = [&](auto windowPool) {
-    auto copy = [](llvm::ArrayRef<int64_t> values, std::array<int64_t, 2> &into) {
-      into = {values[0], values[1]};
-    };
-    copy(windowPool.getKernelShape(), geometry.kernel);
-    copy(getWindowList(windowPool.getStrides(), 2, 1), geometry.strides);
-    copy(getWindowList(windowPool.getDilations(), 2, 1), geometry.dilations);
-    copy(getWindowList(windowPool.getStartPadding(), 2, 0), geometry.startPadding);
-    copy(getWindowList(windowPool.getEndPadding(), 2, 0), geometry.endPadding);
-  };
-  if (auto maxPool = llvm::dyn_cast<op::MaxPoolOp>(pool)) {
-    read(maxPool);
-  } else {
-    auto averagePool = llvm::cast<op::AveragePoolOp>(pool);
-    read(averagePool);
+  static_cast<PoolWindow &>(geometry) = readPoolWindow(pool);
+  if (auto averagePool = llvm::dyn_cast<op::AveragePoolOp>(pool))
     geometry.countIncludePad = averagePool.getCountIncludePad();
-  }
   return result;
 }
 
@@ -309,6 +295,25 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
 }
 
 } // namespace
+
+PoolWindow readPoolWindow(mlir::Operation *pool) {
+  PoolWindow window;
+  auto read = [&](auto windowPool) {
+    auto copy = [](llvm::ArrayRef<int64_t> values, std::array<int64_t, 2> &into) {
+      into = {values[0], values[1]};
+    };
+    copy(windowPool.getKernelShape(), window.kernel);
+    copy(getWindowList(windowPool.getStrides(), 2, 1), window.strides);
+    copy(getWindowList(windowPool.getDilations(), 2, 1), window.dilations);
+    copy(getWindowList(windowPool.getStartPadding(), 2, 0), window.startPadding);
+    copy(getWindowList(windowPool.getEndPadding(), 2, 0), window.endPadding);
+  };
+  if (auto maxPool = llvm::dyn_cast<op::MaxPoolOp>(pool))
+    read(maxPool);
+  else
+    read(llvm::cast<op::AveragePoolOp>(pool));
+  return window;
+}
 
 const FusedFamily kFusedPooling = {kFamily, check, build};
 

@@ -123,17 +123,9 @@ struct ImplicitGemmSpec {
 
 std::optional<std::string> getImplicitGemmRefusal(const FusedConvolutionShape &shape,
                                                   int computeMajor) {
-  if (!shape.channelsLast)
-    return std::string("the convolution is channels-first");
+  if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(shape))
+    return refusal;
   const Shape &input = shape.plan.input.shape, &output = shape.plan.output.shape;
-  if (input.size() != 4 || output.size() != 4)
-    return std::string("the convolution is not 2-D");
-  if (shape.plan.geometry.groups != 1)
-    return "it has " + std::to_string(shape.plan.geometry.groups) + " groups";
-  DType dtype = shape.plan.output.dtype;
-  if (dtype != DType::F16 && dtype != DType::BF16)
-    return std::string("element type ") + getDTypeName(dtype) +
-           " (tensor cores take float16 and bfloat16)";
   if (computeMajor < 8)
     return "compute capability " + std::to_string(computeMajor) +
            ".x (float16 and bfloat16 mma.sync need 8.0)";
@@ -532,20 +524,9 @@ llvm::Expected<Kernel> buildImplicitGemmConvolution(FunctionalDefinitionOp defin
   if (!function)
     return inFusedConvolution(definition, function.takeError());
   size_t sharedBytes = static_cast<size_t>(spec.layout.getBytes());
-  if (context.hasDevice()) {
-    cudaError_t status =
-        cudaFuncSetAttribute(reinterpret_cast<const void *>(function->kernel),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(sharedBytes));
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      return makeFusedError(definition, kConvolutionFamily,
-                            "the implicit-GEMM kernel cannot have " +
-                                std::to_string(sharedBytes) +
-                                " bytes of shared memory: cudaFuncSetAttribute: " +
-                                cudaGetErrorString(status));
-    }
-  }
+  if (std::optional<llvm::Error> refused =
+          allowSharedMemory(definition, context, *function, sharedBytes, "the implicit-GEMM kernel"))
+    return std::move(*refused);
 
   int64_t pixels = geometry->batch * geometry->outHeight * geometry->outWidth;
   // Persistent blocks: two a multiprocessor (the launch bound), each
@@ -559,9 +540,8 @@ llvm::Expected<Kernel> buildImplicitGemmConvolution(FunctionalDefinitionOp defin
   std::string name = ("@" + definition.getSymName() + ": fused convolution (implicit GEMM)").str();
   auto launch = [function = *function, grid, operandArguments, input, weight, name,
                  sharedBytes](const LaunchArgs &args) -> std::string {
-    llvm::SmallVector<const void *, 8> pointers{args.inputs[input], args.inputs[weight]};
-    for (unsigned argument : operandArguments)
-      pointers.push_back(args.inputs[argument]);
+    llvm::SmallVector<const void *, 8> pointers =
+        getConvolutionPointers(args, input, weight, operandArguments);
     void *output = args.outputs[0];
     int aligned = reinterpret_cast<uintptr_t>(output) % 4 == 0 ? 1 : 0;
     // The bands' 16-byte copies need a 16-byte aligned input.

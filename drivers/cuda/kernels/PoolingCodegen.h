@@ -43,16 +43,24 @@ namespace cgc::cuda {
 /// the device preamble.
 const char *getKernelRangeSource();
 
+/// The window of a pool over two spatial dimensions, per dimension (H, W),
+/// as its attributes give it (lists left out: ones and zeros).
+struct PoolWindow {
+  std::array<int64_t, 2> kernel{1, 1}, strides{1, 1}, dilations{1, 1};
+  std::array<int64_t, 2> startPadding{0, 0}, endPadding{0, 0};
+};
+
+/// The window of `pool`, a 2-D cgc_op.max_pool or cgc_op.average_pool
+/// (FusedPooling.cpp; the convolution family's max pool reads it too).
+PoolWindow readPoolWindow(mlir::Operation *pool);
+
 /// A max or average pool over two spatial dimensions of N×H×W×C tensors.
-struct NhwcPoolGeometry {
+struct NhwcPoolGeometry : PoolWindow {
   DType dtype = DType::F32;
   bool isMax = true;
   bool countIncludePad = false;
   int64_t batch = 1, height = 1, width = 1, channels = 1;
   int64_t outputHeight = 1, outputWidth = 1;
-  /// Per spatial dimension (H, W).
-  std::array<int64_t, 2> kernel{1, 1}, strides{1, 1}, dilations{1, 1};
-  std::array<int64_t, 2> startPadding{0, 0}, endPadding{0, 0};
 
   int64_t getInputElements() const { return batch * height * width * channels; }
   int64_t getOutputElements() const { return batch * outputHeight * outputWidth * channels; }
