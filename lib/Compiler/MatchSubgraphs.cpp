@@ -72,9 +72,17 @@ StringRef getPatternName(const PatternMatch &match) {
   return pattern::PatternOp(match.pattern).getSymName();
 }
 
-SubgraphContents getContents(const PatternMatch &match) {
+/// The values a match's subgraph returns: the root, then the outputs.
+SmallVector<Value> getResults(const PatternMatch &match) {
+  SmallVector<Value> results{match.root};
+  llvm::append_range(results, match.outputs);
+  return results;
+}
+
+/// What a match's subgraph holds; `results` must outlive it.
+SubgraphContents getContents(const PatternMatch &match, ArrayRef<Value> results) {
   return {match.root.getLoc(), match.target->name, getPatternName(match),
-          match.alignment, match.inputs, match.layers, match.root};
+          match.alignment, match.inputs, match.layers, results};
 }
 
 /// Builds `cgc.subgraph @name` at `builder`'s insertion point, with one
@@ -260,7 +268,8 @@ LogicalResult SubgraphMatching::offer(const Target &target, ArrayRef<unsigned> i
   for (unsigned index : indices) {
     const PatternMatch &match = candidates[index];
     std::string name = (getPatternName(match) + "_" + Twine(index)).str();
-    buildSubgraph(requestBuilder, name, getContents(match));
+    SmallVector<Value> results = getResults(match);
+    buildSubgraph(requestBuilder, name, getContents(match, results));
     offered.emplace_back(std::move(name), index);
   }
   report.numOffered += indices.size();
@@ -335,16 +344,20 @@ void SubgraphMatching::rewriteMatch(PatternMatch &match) {
   match.inputs.assign(inputs.begin(), inputs.end());
   std::string name = uniqueName(getPatternName(match));
   builder.setInsertionPoint(entry);
-  SubgraphOp subgraph = buildSubgraph(builder, name, getContents(match));
+  SmallVector<Value> results = getResults(match);
+  SubgraphOp subgraph = buildSubgraph(builder, name, getContents(match, results));
   subgraphs.push_back(subgraph);
   Operation *rootOp = match.root.getDefiningOp();
   builder.setInsertionPoint(rootOp);
   // Valid at the root's position: the match is convex, so its inputs are
-  // defined before the root, and only the root is used outside.
-  auto call = CallOp::create(builder, rootOp->getLoc(), TypeRange{match.root.getType()},
-                             FlatSymbolRefAttr::get(subgraph.getSymNameAttr()), match.inputs);
-  Value root = match.root;
-  root.replaceAllUsesWith(call.getResult(0));
+  // defined before the root, and only the root and the outputs are used
+  // outside, the outputs after the root.
+  auto call = CallOp::create(
+      builder, rootOp->getLoc(),
+      llvm::map_to_vector(results, [](Value result) { return result.getType(); }),
+      FlatSymbolRefAttr::get(subgraph.getSymNameAttr()), match.inputs);
+  for (auto [result, replacement] : llvm::zip(results, call.getResults()))
+    result.replaceAllUsesWith(replacement);
   for (Operation *layer : llvm::reverse(match.layers))
     layer->erase();
   ++report.numPatternSubgraphs;

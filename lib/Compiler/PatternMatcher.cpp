@@ -10,7 +10,8 @@
 // make sense for the full match: inputs come from outside it, constraints
 // hold, every chain is the greedy longest one (downward from a matched
 // anchor; upward, into the match, for a view chain of an input), only the
-// root is used outside, and the match is convex.
+// root and the pattern's outputs are used outside (the outputs after the
+// root, where the subgraph's call will be), and the match is convex.
 //
 // View chains of inputs may share layers (q, k and v read through one
 // transpose of a fused projection): reading such a chain upward does not
@@ -531,13 +532,27 @@ std::optional<PatternMatch> PatternSearch::validate(const Binding &binding, Valu
   for (auto constraint : pattern.getBodyBlock()->getOps<pattern::ConstraintOp>())
     if (!holds(constraint, binding, alignment))
       return std::nullopt;
-  // Only the root leaves the match.
+  // Only the root and the outputs leave the match; the outputs to layers
+  // after the root, since the subgraph's call takes the root's place.
+  SmallVector<Value> outputs;
+  for (Value output : pattern.getOutputValues()) {
+    Value value = binding.values.lookup(output);
+    if (!isMatchedValue(value))
+      return std::nullopt;
+    outputs.push_back(value);
+  }
+  unsigned rootPosition = positions.lookup(root.getDefiningOp());
   for (Operation *op : matched)
-    for (Value result : op->getResults())
-      if (result != root && llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !matched.contains(user);
+    for (Value result : op->getResults()) {
+      if (result == root)
+        continue;
+      bool isOutput = llvm::is_contained(outputs, result);
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !matched.contains(user) &&
+                   (!isOutput || positions.lookup(user) < rootPosition);
           }))
         return std::nullopt;
+    }
 
   PatternMatch match;
   match.layers.assign(matched.begin(), matched.end());
@@ -557,6 +572,7 @@ std::optional<PatternMatch> PatternSearch::validate(const Binding &binding, Valu
   if (!isConvex(match.inputs, matched))
     return std::nullopt;
   match.root = root;
+  match.outputs = std::move(outputs);
   match.alignment = alignment;
   return match;
 }

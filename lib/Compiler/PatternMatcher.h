@@ -30,8 +30,11 @@ struct PatternMatch {
   /// The distinct values from outside the match that the layers read, in
   /// order of first use: the subgraph's arguments.
   llvm::SmallVector<mlir::Value> inputs;
-  /// The value the subgraph produces.
+  /// The value the subgraph produces first: the root.
   mlir::Value root;
+  /// The pattern's further outputs (matched values that layers outside may
+  /// read), in the pattern's order: the subgraph's other results.
+  llvm::SmallVector<mlir::Value> outputs;
   /// The largest alignment the pattern's `cgc.alignment` constraints ask for
   /// (0: none): a memory-planning request recorded on the subgraph.
   uint64_t alignment = 0;
@@ -48,7 +51,8 @@ public:
   /// A match is valid when the pattern's values bind consistently, its
   /// constraints hold, each chain is the greedy longest one from its anchor
   /// (a view chain of an input: the longest one into the match), only the
-  /// root is used outside the match and the match is convex.
+  /// root and the pattern's outputs are used outside the match (the outputs
+  /// by layers after the root only) and the match is convex.
   ///
   /// With `taken` (layers already in accepted subgraphs), matches avoid those
   /// layers and a chain may end where a taken layer begins (or, running into

@@ -110,7 +110,7 @@ cgc.module {
   cgc_pattern.pattern @root_is_input benefit(1) {
     %x = cgc_pattern.input
     %r = cgc_pattern.layer "cgc_op.relu"(%x)
-    // expected-error @+1 {{'cgc_pattern.root' op must name a layer or chain result, not an input: a pattern produces what it matches}}
+    // expected-error @+1 {{'cgc_pattern.root' op the root must name a layer or chain result, not an input: a pattern produces what it matches}}
     cgc_pattern.root %x
   }
 }
@@ -620,7 +620,7 @@ cgc.module {
   cgc_pattern.pattern @p benefit(1) {
     %x = cgc_pattern.input
     %v = cgc_pattern.view_chain(%x) {max_length = 2}
-    // expected-error @+1 {{'cgc_pattern.root' op names a view chain of an input that may match no layer: give it min_length >= 1, a pattern produces what it matches}}
+    // expected-error @+1 {{'cgc_pattern.root' op the root names a view chain of an input that may match no layer: give it min_length >= 1, a pattern produces what it matches}}
     cgc_pattern.root %v
   }
 }
@@ -664,5 +664,28 @@ cgc.module {
     // expected-error @+1 {{'cgc_pattern.constraint' op value #1 is an optional input, which a constraint cannot name: it may be absent}}
     cgc_pattern.constraint "cgc.same_element_type"(%x, %b)
     cgc_pattern.root %r
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @output_input benefit(1) {
+    %x = cgc_pattern.input
+    %r = cgc_pattern.layer "cgc_op.relu"(%x)
+    // expected-error @+1 {{output #0 must name a layer or chain result, not an input}}
+    cgc_pattern.root %r outputs(%x)
+  }
+}
+
+// -----
+
+cgc.module {
+  cgc_pattern.pattern @output_twice benefit(1) {
+    %x = cgc_pattern.input
+    %r = cgc_pattern.layer "cgc_op.relu"(%x)
+    %s = cgc_pattern.layer "cgc_op.relu"(%r)
+    // expected-error @+1 {{output #1 names a value the root already names}}
+    cgc_pattern.root %s outputs(%r, %r)
   }
 }

@@ -31,6 +31,18 @@ cgc.module {
     cgc_pattern.root %out
   }
 
+  // Two layers in a row whose first result is also the subgraph's.
+  // CHECK-LABEL: cgc_pattern.pattern @relu_pair_outputs benefit(1) {
+  // CHECK: %[[FIRST:.*]] = cgc_pattern.layer "cgc_op.relu"
+  // CHECK-NEXT: %[[SECOND:.*]] = cgc_pattern.layer "cgc_op.relu"(%[[FIRST]])
+  // CHECK-NEXT: cgc_pattern.root %[[SECOND]] outputs(%[[FIRST]])
+  cgc_pattern.pattern @relu_pair_outputs benefit(1) {
+    %x = cgc_pattern.input
+    %first = cgc_pattern.layer "cgc_op.relu"(%x)
+    %second = cgc_pattern.layer "cgc_op.relu"(%first)
+    cgc_pattern.root %second outputs(%first)
+  }
+
   // A fixed DAG: conv -> relu -> add(residual), with a native constraint.
   // CHECK: cgc_pattern.pattern @conv_relu_add benefit(20) {
   // CHECK-NEXT: %[[X:.*]] = cgc_pattern.input{{$}}

@@ -120,6 +120,11 @@ Value PatternOp::getRootValue() {
   return root ? root.getValue() : Value();
 }
 
+SmallVector<Value> PatternOp::getOutputValues() {
+  auto root = dyn_cast<RootOp>(getBodyBlock()->getTerminator());
+  return root ? SmallVector<Value>(root.getOutputs()) : SmallVector<Value>();
+}
+
 LogicalResult PatternOp::verifyRegions() {
   // A pattern matches at least one layer by construction: its root is a
   // value the match computes (RootOp's verifier). Constraints do not make a
@@ -296,12 +301,21 @@ LogicalResult ConstraintOp::verify() {
 }
 
 LogicalResult RootOp::verify() {
-  if (getValue().getDefiningOp<InputOp>())
-    return emitOpError() << "must name a layer or chain result, not an input: a pattern "
-                            "produces what it matches";
-  if (!isComputedInMatch(getValue()))
-    return emitOpError() << "names a view chain of an input that may match no layer: give it "
-                            "min_length >= 1, a pattern produces what it matches";
+  llvm::SmallPtrSet<void *, 4> seen;
+  SmallVector<Value> values{getValue()};
+  llvm::append_range(values, getOutputs());
+  for (auto [index, value] : llvm::enumerate(values)) {
+    std::string what = index == 0 ? std::string("the root") : "output #" + std::to_string(index - 1);
+    if (value.getDefiningOp<InputOp>())
+      return emitOpError() << what << " must name a layer or chain result, not an input: a "
+                              "pattern produces what it matches";
+    if (!isComputedInMatch(value))
+      return emitOpError() << what << " names a view chain of an input that may match no "
+                              "layer: give it min_length >= 1, a pattern produces what it "
+                              "matches";
+    if (!seen.insert(value.getAsOpaquePointer()).second)
+      return emitOpError() << what << " names a value the root already names";
+  }
   return success();
 }
 

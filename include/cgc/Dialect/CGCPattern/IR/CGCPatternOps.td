@@ -52,8 +52,10 @@ def CGCPattern_PatternOp : CGCPattern_Op<"pattern", [
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Block *getBodyBlock() { return &getBody().front(); }
-    /// The value the pattern's subgraph produces.
+    /// The value the pattern's subgraph produces (its first result).
     ::mlir::Value getRootValue();
+    /// The root's `outputs`: the subgraph's further results, in order.
+    ::llvm::SmallVector<::mlir::Value> getOutputValues();
   }];
 }
 
@@ -295,21 +297,29 @@ def CGCPattern_ConstraintOp : CGCPattern_Op<"constraint", [HasParent<"PatternOp"
 }
 
 def CGCPattern_RootOp : CGCPattern_Op<"root", [Terminator, HasParent<"PatternOp">]> {
-  let summary = "The value a pattern's subgraph produces";
+  let summary = "The values a pattern's subgraph produces";
   let description = [{
-    Ends a pattern with the matched value that becomes the subgraph's result.
+    Ends a pattern with the matched value that becomes the subgraph's result
+    (the root: the match is searched backwards from it) and, in `outputs`,
+    values the match computes on the way that are results of the subgraph
+    too: the only matched values besides the root that layers outside the
+    match may read. A match whose other values are read outside, or whose
+    outputs are read by a layer before the root's, is not one. The
+    subgraph's results are the root, then the outputs in order; an output
+    nothing outside reads is still computed.
 
     ```mlir
     cgc_pattern.root %out
+    cgc_pattern.root %second outputs(%first)
     ```
 
-    Verified: the value is one the match computes: a layer result, an
+    Verified: each value is one the match computes: a layer result, an
     elementwise chain, or a view chain that is anchored on one or has
     `min_length >= 1` (a view chain of an input may otherwise match no
-    layer).
+    layer); no value is named twice.
   }];
-  let arguments = (ins CGCPattern_ValueType:$value);
-  let assemblyFormat = "$value attr-dict";
+  let arguments = (ins CGCPattern_ValueType:$value, Variadic<CGCPattern_ValueType>:$outputs);
+  let assemblyFormat = "$value (`outputs` `(` $outputs^ `)`)? attr-dict";
   let hasVerifier = 1;
 }
 
