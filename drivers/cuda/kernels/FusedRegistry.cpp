@@ -8,9 +8,9 @@ namespace cgc::cuda {
 
 namespace {
 
-const FusedFamily *const kFamilies[] = {&kFusedConvolution,   &kFusedMatmul,      &kFusedAttention,
-                                        &kFusedNormalization, &kFusedElementwise, &kFusedPooling,
-                                        &kFusedLayout};
+const FusedFamily *const kFamilies[] = {
+    &kFusedConvolutionPair, &kFusedConvolution, &kFusedMatmul, &kFusedAttention,
+    &kFusedNormalization,   &kFusedElementwise, &kFusedPooling, &kFusedLayout};
 
 } // namespace
 

@@ -35,9 +35,10 @@ struct FusedFamily {
 };
 
 /// The families, in the order the registry asks them. Each is defined in its
-/// own file (FusedConvolution.cpp, FusedMatmul.cpp, FusedAttention.cpp,
+/// own file (FusedConvolutionPair.cpp, FusedConvolution.cpp, FusedMatmul.cpp, FusedAttention.cpp,
 /// FusedNormalization.cpp, FusedElementwise.cpp, FusedPooling.cpp,
 /// FusedLayout.cpp).
+extern const FusedFamily kFusedConvolutionPair;
 extern const FusedFamily kFusedConvolution;
 extern const FusedFamily kFusedMatmul;
 extern const FusedFamily kFusedAttention;

@@ -1,0 +1,163 @@
+//===- FusedConvolutionPair.cpp - the convolution pair family ------------===//
+//
+// Reads a two-result definition as two fused convolutions by splitting it
+// into two definitions the convolution family's reading takes: the layers
+// that compute the second result (Y), and the rest with Y as an extra
+// argument. Each half keeps the definition's argument numbers, so the
+// chains' operands need no renumbering. The kernel is ConvolutionPair.cpp's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConvolutionPair.h"
+
+#include "cgc/Dialect/CGC/IR/CGCOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace cgc::cuda {
+
+namespace {
+
+/// `layers` of `definition` cloned into a new definition named like it,
+/// in its own subgraph at the end of `module`: the definition's arguments,
+/// then `extra` as one more, returning `result`.
+FunctionalDefinitionOp cloneHalf(mlir::ModuleOp module, FunctionalDefinitionOp definition,
+                                 llvm::ArrayRef<mlir::Operation *> layers, mlir::Value result,
+                                 mlir::Value extra, llvm::StringRef subgraphName) {
+  mlir::OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+  mlir::Location loc = definition.getLoc();
+  auto subgraph = SubgraphOp::create(builder, loc, builder.getStringAttr(subgraphName),
+                                     builder.getStringAttr("cuda"));
+  builder.setInsertionPointToStart(&subgraph.getBody().emplaceBlock());
+  mlir::Block &body = definition.getBody().front();
+  llvm::SmallVector<mlir::Type> argumentTypes(body.getArgumentTypes());
+  if (extra)
+    argumentTypes.push_back(extra.getType());
+  auto half = FunctionalDefinitionOp::create(builder, loc, definition.getSymName(),
+                                             builder.getFunctionType(argumentTypes,
+                                                                     {result.getType()}));
+  half.setPrivate();
+  builder.setInsertionPointToStart(&half.getBody().front());
+  mlir::IRMapping mapping;
+  mapping.map(body.getArguments(), half.getArguments().take_front(body.getNumArguments()));
+  if (extra)
+    mapping.map(extra, half.getArguments().back());
+  for (mlir::Operation *layer : layers)
+    builder.clone(*layer, mapping);
+  ReturnOp::create(builder, loc, mlir::ValueRange{mapping.lookup(result)});
+  return half;
+}
+
+} // namespace
+
+std::optional<llvm::Expected<ConvolutionPairShape>>
+analyzeConvolutionPair(FunctionalDefinitionOp definition) {
+  if (definition.getBody().empty())
+    return std::nullopt;
+  mlir::Block &body = definition.getBody().front();
+  mlir::Operation *terminator = body.getTerminator();
+  if (!terminator || terminator->getNumOperands() != 2)
+    return std::nullopt;
+  mlir::Value z = terminator->getOperand(0), y = terminator->getOperand(1);
+  if (z == y || !y.getDefiningOp() || !z.getDefiningOp())
+    return std::nullopt;
+  // The layers Y depends on; the second half is every other layer and may
+  // read nothing of the first but Y.
+  llvm::SetVector<mlir::Operation *> firstLayers;
+  llvm::SmallVector<mlir::Operation *> worklist{y.getDefiningOp()};
+  while (!worklist.empty()) {
+    mlir::Operation *op = worklist.pop_back_val();
+    if (op->getBlock() != &body || !firstLayers.insert(op))
+      continue;
+    for (mlir::Value operand : op->getOperands())
+      if (mlir::Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+  }
+  llvm::SmallVector<mlir::Operation *, 8> first, second;
+  for (mlir::Operation &op : body.without_terminator()) {
+    if (firstLayers.contains(&op)) {
+      first.push_back(&op);
+      continue;
+    }
+    for (mlir::Value operand : op.getOperands())
+      if (operand != y && firstLayers.contains(operand.getDefiningOp()))
+        return std::nullopt;
+    second.push_back(&op);
+  }
+  if (second.empty())
+    return std::nullopt;
+
+  using R = llvm::Expected<ConvolutionPairShape>;
+  ConvolutionPairShape shape;
+  mlir::OpBuilder builder(definition.getContext());
+  shape.halves = mlir::ModuleOp::create(builder, definition.getLoc());
+  shape.firstDefinition = cloneHalf(*shape.halves, definition, first, y, {}, "first");
+  shape.secondDefinition = cloneHalf(*shape.halves, definition, second, z, y, "second");
+  // Each half's errors name the pair's definition (the halves share its
+  // name) and the convolution family; say which half.
+  auto readHalf = [&](FunctionalDefinitionOp half, const char *which,
+                      FusedConvolutionShape &into) -> std::optional<llvm::Error> {
+    std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
+        analyzeFusedConvolution(half);
+    if (!analyzed)
+      return std::nullopt;
+    if (!*analyzed)
+      return makeFusedError(definition, kConvolutionPairFamily,
+                            llvm::Twine(which) + " convolution: " +
+                                llvm::toString(analyzed->takeError()));
+    into = std::move(**analyzed);
+    return llvm::Error::success();
+  };
+  std::optional<llvm::Error> firstRead = readHalf(shape.firstDefinition, "the first", shape.first);
+  if (!firstRead)
+    return std::nullopt;
+  if (*firstRead)
+    return R(std::move(*firstRead));
+  std::optional<llvm::Error> secondRead =
+      readHalf(shape.secondDefinition, "the second", shape.second);
+  if (!secondRead)
+    return std::nullopt;
+  if (*secondRead)
+    return R(std::move(*secondRead));
+  // Both in the channels-last form, the second reading Y itself.
+  if (!shape.first.channelsLast || !shape.second.channelsLast || shape.first.pool ||
+      shape.second.pool || shape.second.input != body.getNumArguments())
+    return std::nullopt;
+  return R(std::move(shape));
+}
+
+namespace {
+
+std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
+  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed =
+      analyzeConvolutionPair(definition);
+  if (!analyzed)
+    return std::nullopt;
+  if (!*analyzed)
+    return analyzed->takeError();
+  if (std::optional<std::string> refusal = getConvolutionPairRefusal(**analyzed))
+    return makeFusedError(definition, kConvolutionPairFamily,
+                          "the convolution pair kernel does not run this definition: " +
+                              *refusal);
+  return llvm::Error::success();
+}
+
+std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
+                                            KernelContext::Impl &context) {
+  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed =
+      analyzeConvolutionPair(definition);
+  if (!analyzed)
+    return std::nullopt;
+  if (!*analyzed)
+    return llvm::Expected<Kernel>(analyzed->takeError());
+  return buildConvolutionPair(definition, **analyzed, context);
+}
+
+} // namespace
+
+const FusedFamily kFusedConvolutionPair = {kConvolutionPairFamily, check, build};
+
+} // namespace cgc::cuda
