@@ -5,9 +5,9 @@
 // (Z) become one subgraph returning Z, then Y; the downsampling
 // convolution after them reads Y from the call's second result.
 
-// RUN: cgc-opt %s --split-input-file --cgc-match-subgraphs="declarations=cuda=%S/../../drivers/cuda/patterns/convolution.mlir fallback-target=cuda.fallback" | FileCheck %s
+// RUN: cgc-opt %s --split-input-file --cgc-match-subgraphs="declarations=cuda=%S/../../drivers/cuda/patterns/convolution.mlir,cuda_pair=%S/../../drivers/cuda/patterns/convolution-pair.mlir fallback-target=cuda.fallback" | FileCheck %s
 
-// CHECK-LABEL: cgc.subgraph @conv_nhwc_pair_2 attributes {cgc.pattern = "conv_nhwc_pair", origin = "cuda"} {
+// CHECK-LABEL: cgc.subgraph @conv_nhwc_pair_2 attributes {cgc.pattern = "conv_nhwc_pair", origin = "cuda_pair"} {
 // CHECK-NEXT: cgc.functional_definition private @conv_nhwc_pair_2_functional({{.*}}) -> (!cgc.tensor<2x4x4x64x!cgc.float16>, !cgc.tensor<2x4x4x256x!cgc.float16>) {
 // CHECK: %[[C1:.*]] = cgc_op.convolution
 // CHECK: %[[ADD:.*]] = cgc_op.add

@@ -6,9 +6,9 @@
 // residual's chunk (128 × 64), the first weight's chunk rows (64 × C) and
 // the second weight's chunk columns (Z's channels × 64); and once Y's
 // chunk (128 × 64). Rows are padded by 8 elements so that ldmatrix
-// reads of eight rows fall in distinct banks. Warps form a 4 × 2 grid: in
-// the first product a warp takes 32 rows × 32 of the chunk's columns, in
-// the second 32 rows × half of Z's channels.
+// reads of eight rows fall in distinct banks. Warps form an 8 × 2 grid: in
+// the first product a warp takes 16 rows × 32 of the chunk's columns, in
+// the second 16 rows × half of Z's channels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,12 +26,14 @@ namespace cgc::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 512;
+/// A warp's rows in 16-row MMA tiles: 16 warps in an 8 × 2 grid.
+constexpr int kRowTiles = 1;
 constexpr int64_t kRows = 128;
 constexpr int64_t kChunk = 64;
 constexpr int64_t kPad = 8;
 /// Shared memory a block may take (sm_90's opt-in limit is 227 KiB).
-constexpr int64_t kMaxSharedBytes = 200 * 1024;
+constexpr int64_t kMaxSharedBytes = 220 * 1024;
 
 /// How the generated source reads one chain operand.
 struct PairOperand {
@@ -56,12 +58,14 @@ struct ConvolutionPairSpec {
 struct PairLayout {
   int64_t xStride = 0, chunkStride = kChunk + kPad, firstWeightStride = 0;
   int64_t x = 0, residual = 0, firstWeight = 0, secondWeight = 0, stage = 0, y = 0;
-  /// Two X tiles (by the tile's parity), two stages (by the step's), Y's
-  /// chunk.
-  int64_t getBytes() const { return (2 * x + 2 * stage + y) * 2; }
+  /// The ring of stages: the step computing and the next stages - 1 being
+  /// copied.
+  int stages = 2;
+  /// Two X tiles (by the tile's parity), the stages, Y's chunk.
+  int64_t getBytes() const { return (2 * x + stages * stage + y) * 2; }
 };
 
-PairLayout getLayout(int64_t channels, int64_t outChannels, bool residual) {
+PairLayout getLayout(int64_t channels, int64_t middle, int64_t outChannels, bool residual) {
   PairLayout layout;
   layout.xStride = channels + kPad;
   layout.firstWeightStride = channels + kPad;
@@ -71,6 +75,14 @@ PairLayout getLayout(int64_t channels, int64_t outChannels, bool residual) {
   layout.secondWeight = outChannels * layout.chunkStride;
   layout.stage = layout.residual + layout.firstWeight + layout.secondWeight;
   layout.y = kRows * layout.chunkStride;
+  // As many stages as fit, up to 4: a tile's next X is copied stages - 1
+  // steps ahead, into the X buffer the tile before last used, so a tile
+  // has at least stages - 1 chunks.
+  for (int stages = 4; stages >= 2; --stages) {
+    layout.stages = stages;
+    if (layout.getBytes() <= kMaxSharedBytes && stages - 1 <= middle / kChunk)
+      break;
+  }
   return layout;
 }
 
@@ -83,24 +95,47 @@ void writeChain(llvm::raw_ostream &os, const char *name, const std::string &stat
   os << ") {\n  " << statements << "\n  return v;\n}\n";
 }
 
-/// The arguments of a chain call at `channel` (+ l) of a thread's pair;
-/// the residual from `residual[local]`.
+/// The arguments of a chain call for element l of a thread's pair in
+/// column tile n: per-channel operands from the registers `<prefix>Channel<k>`
+/// (writeChannelLoads), the residual from the pair's bits `residualBits`.
 std::string getChainArguments(const ConvolutionPairSpec &spec,
                               llvm::ArrayRef<PairOperand> operands, const char *prefix) {
   std::string text;
   for (auto [index, operand] : llvm::enumerate(operands)) {
-    std::string name = std::string(prefix) + std::to_string(index + 1);
     if (operand.perChannel)
-      text += ", " + loadValue(spec.dtype, name + "[(channel + l) * (long long)" +
-                                               std::to_string(operand.stride) + "]");
+      text += ", " + std::string(prefix) + "Channel" + std::to_string(index + 1) + "[n][l]";
     else
-      text += ", " + loadValue(spec.dtype, "residual[local + l]");
+      text += ", " + loadValue(spec.dtype, "(unsigned short)(residualBits >> (16 * l))");
   }
   return text;
 }
 
+/// Reads each per-channel operand of `operands` into registers
+/// `<prefix>Channel<k>[tiles][2]`, at `channelBase + n * 8 + l` for the
+/// thread's column tiles n.
+void writeChannelLoads(llvm::raw_ostream &os, const ConvolutionPairSpec &spec,
+                       llvm::ArrayRef<PairOperand> operands, const char *prefix,
+                       const std::string &tiles, const std::string &channelBase,
+                       const std::string &indent) {
+  for (auto [index, operand] : llvm::enumerate(operands)) {
+    if (!operand.perChannel)
+      continue;
+    std::string k = std::to_string(index + 1);
+    os << indent << "float " << prefix << "Channel" << k << "[" << tiles << "][2];\n"
+       << indent << "#pragma unroll\n"
+       << indent << "for (int n = 0; n < " << tiles << "; ++n)\n"
+       << indent << "#pragma unroll\n"
+       << indent << "  for (int l = 0; l < 2; ++l)\n"
+       << indent << "    " << prefix << "Channel" << k << "[n][l] = "
+       << loadValue(spec.dtype, std::string(prefix) + k + "[(" + channelBase +
+                                    " + n * 8 + l) * (long long)" +
+                                    std::to_string(operand.stride) + "]")
+       << ";\n";
+  }
+}
+
 std::string generateSource(const ConvolutionPairSpec &spec) {
-  PairLayout layout = getLayout(spec.channels, spec.outChannels, spec.hasResidual());
+  PairLayout layout = getLayout(spec.channels, spec.middle, spec.outChannels, spec.hasResidual());
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype);
@@ -113,7 +148,8 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << ", kWStride = " << layout.firstWeightStride << ";\n"
      << "constexpr int kX = " << layout.x << ", kResidual = " << layout.residual
      << ", kFirstWeight = " << layout.firstWeight << ", kStage = " << layout.stage << ";\n"
-     << "constexpr int kThreads = " << kThreads << ";\n"
+     << "constexpr int kThreads = " << kThreads << ", kStages = " << layout.stages
+     << ", kRowTiles = " << kRowTiles << ", kRowWarps = kRows / (16 * kRowTiles);\n"
      // Z's columns per warp in the second product, in 8-column tiles.
      << "constexpr int kSecondTiles = kN / 16;\n";
   writeChain(os, "cgc_first_chain", spec.firstStatements, spec.firstOperands.size());
@@ -167,45 +203,55 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
   os << "unsigned short *__restrict__ y, unsigned short *__restrict__ z) {\n"
      << "  extern __shared__ __align__(16) unsigned short shared[];\n"
      << "  unsigned short *stages = shared + 2 * kX;\n"
-     << "  unsigned short *ys = stages + 2 * kStage;\n"
+     << "  unsigned short *ys = stages + kStages * kStage;\n"
      << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
-     << "  const int warpRow = (warp & 3) * 32, firstColumn = (warp >> 2) * 32;\n"
-     << "  const int secondColumn = (warp >> 2) * (kN / 2);\n"
+     << "  const int warpRow = (warp % kRowWarps) * (16 * kRowTiles);\n"
+     << "  const int firstColumn = (warp / kRowWarps) * 32, secondColumn = (warp / kRowWarps) * "
+        "(kN / 2);\n"
      << "  const long long tiles = (kM + kRows - 1) / kRows;\n"
      << "  const long long myTiles = blockIdx.x < tiles ? (tiles - 1 - blockIdx.x) / gridDim.x + 1 "
         ": 0;\n"
      << "  const long long steps = myTiles * kChunks;\n"
-     << "  float second[2][kSecondTiles][4];\n"
+     << "  float second[kRowTiles][kSecondTiles][4];\n"
      << "#pragma unroll\n"
-     << "  for (int m = 0; m < 2; ++m)\n"
+     << "  for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "    for (int n = 0; n < kSecondTiles; ++n)\n"
      << "#pragma unroll\n"
      << "      for (int e = 0; e < 4; ++e)\n"
      << "        second[m][n][e] = 0.0f;\n"
-     << "  if (steps > 0)\n"
-     << "    cgc_stage(stages, shared, x, residualIn, firstWeight, secondWeight, blockIdx.x, 0, "
-        "true);\n"
-     << "  cgc_copy_commit();\n"
+     ;
+  writeChannelLoads(os, spec, spec.secondOperands, "second", "kSecondTiles",
+                    "secondColumn + (lane & 3) * 2", "  ");
+  os
+     // Step q's copies into stage q % kStages (X with a tile's first chunk).
+     << "  auto copy = [&](long long q) {\n"
+     << "    if (q < steps) {\n"
+     << "      const long long local = q / kChunks;\n"
+     << "      const int chunk = (int)(q - local * kChunks);\n"
+     << "      cgc_stage(stages + (int)(q % kStages) * kStage, shared + (local & 1) * kX, x, "
+        "residualIn, firstWeight, secondWeight, blockIdx.x + local * gridDim.x, chunk, "
+        "chunk == 0);\n"
+     << "    }\n"
+     << "    cgc_copy_commit();\n"
+     << "  };\n"
+     << "#pragma unroll 1\n"
+     << "  for (int q = 0; q < kStages - 1; ++q)\n"
+     << "    copy(q);\n"
+     << "#pragma unroll 1\n"
      << "  for (long long step = 0; step < steps; ++step) {\n"
      << "    const long long local = step / kChunks;\n"
      << "    const int chunk = (int)(step - local * kChunks);\n"
      << "    const long long tile = blockIdx.x + local * gridDim.x;\n"
-     << "    unsigned short *stage = stages + (step & 1) * kStage;\n"
+     << "    unsigned short *stage = stages + (int)(step % kStages) * kStage;\n"
      << "    const unsigned short *xs = shared + (local & 1) * kX;\n"
-     << "    cgc_copy_wait();\n"
+     << "    asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(kStages - 2) : \"memory\");\n"
      << "    __syncthreads();\n"
-     << "    if (step + 1 < steps) {\n"
-     << "      const bool nextTile = chunk + 1 == kChunks;\n"
-     << "      cgc_stage(stages + ((step + 1) & 1) * kStage, shared + ((local + 1) & 1) * kX, x, "
-        "residualIn, firstWeight, secondWeight, nextTile ? tile + gridDim.x : tile, "
-        "nextTile ? 0 : chunk + 1, nextTile);\n"
-     << "    }\n"
-     << "    cgc_copy_commit();\n"
+     << "    copy(step + kStages - 1);\n"
      // 1. The first product: 32 rows × 32 columns of the chunk per warp.
-     << "    float first[2][4][4];\n"
+     << "    float first[kRowTiles][4][4];\n"
      << "#pragma unroll\n"
-     << "    for (int m = 0; m < 2; ++m)\n"
+     << "    for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "      for (int n = 0; n < 4; ++n)\n"
      << "#pragma unroll\n"
@@ -214,9 +260,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "    const unsigned short *ws = stage + kResidual;\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < kC; k += 16) {\n"
-     << "      unsigned int a[2][4], b[2][4];\n"
+     << "      unsigned int a[kRowTiles][4], b[2][4];\n"
      << "#pragma unroll\n"
-     << "      for (int m = 0; m < 2; ++m)\n"
+     << "      for (int m = 0; m < kRowTiles; ++m)\n"
      << "        cgc_load_matrices(a[m], xs + (warpRow + m * 16 + (lane & 15)) * kXStride + k + "
         "(lane >> 4) * 8);\n"
      << "#pragma unroll\n"
@@ -224,16 +270,18 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "        cgc_load_matrices(b[n], ws + (firstColumn + n * 16 + (lane & 7) + ((lane >> 4) "
         "<< 3)) * kWStride + k + ((lane >> 3) & 1) * 8);\n"
      << "#pragma unroll\n"
-     << "      for (int m = 0; m < 2; ++m)\n"
+     << "      for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "        for (int n = 0; n < 4; ++n)\n"
      << "          cgc_mma(first[m][n], a[m], b[n >> 1][(n & 1) * 2], b[n >> 1][(n & 1) * 2 + "
         "1]);\n"
      << "    }\n"
      // 2. The first chain; Y's chunk to memory and to shared memory.
-     << "    const unsigned short *residual = stage;\n"
-     << "#pragma unroll\n"
-     << "    for (int m = 0; m < 2; ++m)\n"
+     << "    const unsigned short *residual = stage;\n";
+  writeChannelLoads(os, spec, spec.firstOperands, "first", "4",
+                    "chunk * kChunk + firstColumn + (lane & 3) * 2", "    ");
+  os << "#pragma unroll\n"
+     << "    for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "      for (int half = 0; half < 2; ++half) {\n"
      << "        const int r = warpRow + m * 16 + half * 8 + (lane >> 2);\n"
@@ -243,6 +291,8 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "          const int column = firstColumn + n * 8 + (lane & 3) * 2;\n"
      << "          const int channel = chunk * kChunk + column;\n"
      << "          const int local = r * kChunkStride + column;\n"
+     << "          const unsigned int residualBits = " << (spec.hasResidual() ? "*(const unsigned int *)(residual + local)" : "0u") << ";\n"
+     << "          (void)residualBits;\n"
      << "          float pair[2];\n"
      << "#pragma unroll\n"
      << "          for (int l = 0; l < 2; ++l)\n"
@@ -259,9 +309,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "    const unsigned short *vs = stage + kResidual + kFirstWeight;\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < kChunk; k += 16) {\n"
-     << "      unsigned int a[2][4];\n"
+     << "      unsigned int a[kRowTiles][4];\n"
      << "#pragma unroll\n"
-     << "      for (int m = 0; m < 2; ++m)\n"
+     << "      for (int m = 0; m < kRowTiles; ++m)\n"
      << "        cgc_load_matrices(a[m], ys + (warpRow + m * 16 + (lane & 15)) * kChunkStride + k "
         "+ (lane >> 4) * 8);\n"
      << "#pragma unroll\n"
@@ -270,7 +320,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "        cgc_load_matrices(b, vs + (secondColumn + n * 16 + (lane & 7) + ((lane >> 4) << "
         "3)) * kChunkStride + k + ((lane >> 3) & 1) * 8);\n"
      << "#pragma unroll\n"
-     << "        for (int m = 0; m < 2; ++m) {\n"
+     << "        for (int m = 0; m < kRowTiles; ++m) {\n"
      << "          cgc_mma(second[m][2 * n], a[m], b[0], b[1]);\n"
      << "          cgc_mma(second[m][2 * n + 1], a[m], b[2], b[3]);\n"
      << "        }\n"
@@ -279,7 +329,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      // 4. After the tile's last chunk: the second chain, Z stored.
      << "    if (chunk + 1 == kChunks) {\n"
      << "#pragma unroll\n"
-     << "      for (int m = 0; m < 2; ++m)\n"
+     << "      for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "        for (int half = 0; half < 2; ++half) {\n"
      << "          const long long row = tile * kRows + warpRow + m * 16 + half * 8 + (lane >> "
@@ -382,7 +432,8 @@ std::optional<std::string> getConvolutionPairRefusal(const ConvolutionPairShape 
   if (std::optional<std::string> refusal = readOperands(
           firstType, *secondEpilogue, shape.second.plan.output.shape, false, operands))
     return refusal;
-  if (getLayout(first->channels, second->outChannels, true).getBytes() > kMaxSharedBytes)
+  if (getLayout(first->channels, first->outChannels, second->outChannels, true).getBytes() >
+      kMaxSharedBytes)
     return std::string("its shared memory exceeds the kernel's limit");
   return std::nullopt;
 }
@@ -432,7 +483,9 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
   if (!function)
     return makeFusedError(definition, kConvolutionPairFamily, llvm::toString(function.takeError()));
   size_t sharedBytes =
-      static_cast<size_t>(getLayout(spec.channels, spec.outChannels, spec.hasResidual()).getBytes());
+      static_cast<size_t>(getLayout(spec.channels, spec.middle, spec.outChannels,
+                                    spec.hasResidual())
+                              .getBytes());
   if (std::optional<llvm::Error> refused = allowSharedMemory(
           definition, context, *function, sharedBytes, "the convolution pair kernel"))
     return std::move(*refused);

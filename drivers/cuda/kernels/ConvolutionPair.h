@@ -9,7 +9,7 @@
 // without the pair reads Y back from memory.
 //
 // One generated kernel runs it (float16 or bfloat16, compute capability
-// 8.0 or later). Its blocks are persistent, one a multiprocessor, 8 warps,
+// 8.0 or later). Its blocks are persistent, one a multiprocessor, 16 warps,
 // and take 128-row tiles of the N·H·W pixel rows in turn. A tile's rows of
 // the input X stay in shared memory while Y's channels go by in chunks of
 // 64: for each chunk, the tensor cores (mma.sync) form the first product

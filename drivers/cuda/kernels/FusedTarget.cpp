@@ -11,6 +11,10 @@
 
 #include "FusedSupport.h"
 
+#include <cstdlib>
+#include <span>
+#include <string_view>
+
 namespace cgc::cuda {
 
 namespace {
@@ -39,7 +43,19 @@ constexpr drivers::PatternSource kPatternFiles[] = {
     {"patterns/layout.mlir",
 #include "layout.mlir.inc"
     },
+    // Last, so that the array without it is a prefix.
+    {"patterns/convolution-pair.mlir",
+#include "convolution-pair.mlir.inc"
+    },
 };
+
+/// Whether CGC_CUDA_CONVOLUTION_PAIR asks for the convolution pair pattern
+/// (off by default: on an H100 its kernel is slower than the two
+/// convolutions apart).
+bool isConvolutionPairDeclared() {
+  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_PAIR");
+  return value && std::string_view(value) == "1";
+}
 
 /// Whether one fused kernel implements `subgraph` whole (checked without a
 /// GPU).
@@ -65,7 +81,10 @@ const drivers::FusedTarget &getFusedTarget() {
   // run the compiler's channels-last form of each convolution (and pool)
   // without a transpose.
   static const drivers::FusedTarget target{"CUDA", kPatternFiles, isFused, "channels_last"};
-  return target;
+  static const drivers::FusedTarget withoutPair{
+      "CUDA", std::span(kPatternFiles).first(std::size(kPatternFiles) - 1), isFused,
+      "channels_last"};
+  return isConvolutionPairDeclared() ? target : withoutPair;
 }
 
 } // namespace cgc::cuda

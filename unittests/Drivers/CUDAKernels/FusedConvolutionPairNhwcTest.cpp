@@ -16,7 +16,11 @@
 
 #include "DefinitionText.h"
 
+#include "drivers/cuda/FusedKernels.h"
 #include "drivers/cuda/kernels/ConvolutionPair.h"
+
+#include <cstdlib>
+#include <string_view>
 
 using namespace cgc::cuda;
 using namespace cgc::cuda::test;
@@ -144,6 +148,30 @@ CGC_FUSED_KERNEL_CASES(FusedConvolutionPairNhwcTest, ConvolutionPair, pairDefini
 
 TEST_F(FusedConvolutionPairNhwcTest, FamilyIsThePair) {
   expectFusedFamily(pairDefinitions().front(), "convolution pair");
+}
+
+/// The driver declares the pattern only with CGC_CUDA_CONVOLUTION_PAIR=1
+/// (its kernel is slower than the convolutions apart on an H100); the
+/// family runs a matched pair either way.
+TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredOnRequest) {
+  auto declaresPair = [] {
+    for (const cgc::drivers::PatternSource &source : getFusedTarget().patterns)
+      if (std::string_view(source.name) == "patterns/convolution-pair.mlir")
+        return true;
+    return false;
+  };
+  const char *before = std::getenv("CGC_CUDA_CONVOLUTION_PAIR");
+  std::string saved = before ? before : "";
+  ::unsetenv("CGC_CUDA_CONVOLUTION_PAIR");
+  EXPECT_FALSE(declaresPair());
+  ::setenv("CGC_CUDA_CONVOLUTION_PAIR", "0", 1);
+  EXPECT_FALSE(declaresPair());
+  ::setenv("CGC_CUDA_CONVOLUTION_PAIR", "1", 1);
+  EXPECT_TRUE(declaresPair());
+  if (before)
+    ::setenv("CGC_CUDA_CONVOLUTION_PAIR", saved.c_str(), 1);
+  else
+    ::unsetenv("CGC_CUDA_CONVOLUTION_PAIR");
 }
 
 /// Without a device every case compiles, one module per case.
