@@ -385,39 +385,37 @@ std::optional<std::string> readOperands(DType dtype, const ConvolutionEpilogue &
 
 } // namespace
 
-std::optional<std::string> getConvolutionPairRefusal(const ConvolutionPairShape &shape) {
-  for (const FusedConvolutionShape *half : {&shape.first, &shape.second}) {
+namespace {
+
+/// The kernel's spec of `shape` in `spec`, or why the kernel does not run
+/// it (what the family's check and the build both ask).
+std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
+                                        ConvolutionPairSpec &spec) {
+  std::array<ChannelsLastGeometry, 2> geometries;
+  for (auto [half, geometry] : llvm::zip(std::array{&shape.first, &shape.second}, geometries)) {
     if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(*half))
       return refusal;
-    auto geometry = getChannelsLastGeometry(*half);
-    if (!geometry) {
-      std::string message = llvm::toString(geometry.takeError());
-      return message;
-    }
-    if (geometry->kernelHeight != 1 || geometry->kernelWidth != 1 ||
-        geometry->strideHeight != 1 || geometry->strideWidth != 1 || geometry->padTop != 0 ||
-        geometry->padLeft != 0 || geometry->outHeight != geometry->height ||
-        geometry->outWidth != geometry->width)
+    auto read = getChannelsLastGeometry(*half);
+    if (!read)
+      return llvm::toString(read.takeError());
+    geometry = *read;
+    if (geometry.kernelHeight != 1 || geometry.kernelWidth != 1 || geometry.strideHeight != 1 ||
+        geometry.strideWidth != 1 || geometry.padTop != 0 || geometry.padLeft != 0 ||
+        geometry.outHeight != geometry.height || geometry.outWidth != geometry.width)
       return std::string("a convolution is not pointwise (1×1, stride 1, unpadded)");
   }
-  DType firstType = shape.first.plan.output.dtype, secondType = shape.second.plan.output.dtype;
-  if (firstType != secondType)
+  const auto &[first, second] = geometries;
+  spec.dtype = shape.first.plan.output.dtype;
+  if (shape.second.plan.output.dtype != spec.dtype)
     return std::string("the two convolutions compute in different element types");
-  auto first = getChannelsLastGeometry(shape.first);
-  auto second = getChannelsLastGeometry(shape.second);
-  if (!first || !second) {
-    llvm::consumeError(first.takeError());
-    llvm::consumeError(second.takeError());
-    return std::string("a convolution's geometry cannot be read");
-  }
-  if (first->channels % 16 != 0 || first->channels > 128)
-    return "the first convolution has " + std::to_string(first->channels) +
+  if (first.channels % 16 != 0 || first.channels > 128)
+    return "the first convolution has " + std::to_string(first.channels) +
            " input channels; the kernel takes a multiple of 16 up to 128";
-  if (first->outChannels % kChunk != 0)
-    return "the first convolution has " + std::to_string(first->outChannels) +
+  if (first.outChannels % kChunk != 0)
+    return "the first convolution has " + std::to_string(first.outChannels) +
            " output channels; the kernel takes a multiple of 64";
-  if (second->outChannels % 32 != 0 || second->outChannels > 128)
-    return "the second convolution has " + std::to_string(second->outChannels) +
+  if (second.outChannels % 32 != 0 || second.outChannels > 128)
+    return "the second convolution has " + std::to_string(second.outChannels) +
            " output channels; the kernel takes a multiple of 32 up to 128";
   auto firstEpilogue = getConvolutionEpilogue(shape.firstDefinition, shape.first);
   if (!firstEpilogue)
@@ -425,23 +423,38 @@ std::optional<std::string> getConvolutionPairRefusal(const ConvolutionPairShape 
   auto secondEpilogue = getConvolutionEpilogue(shape.secondDefinition, shape.second);
   if (!secondEpilogue)
     return llvm::toString(secondEpilogue.takeError());
-  llvm::SmallVector<PairOperand, 4> operands;
   if (std::optional<std::string> refusal =
-          readOperands(firstType, *firstEpilogue, shape.first.plan.output.shape, true, operands))
+          readOperands(spec.dtype, *firstEpilogue, shape.first.plan.output.shape, true,
+                       spec.firstOperands))
     return refusal;
-  if (std::optional<std::string> refusal = readOperands(
-          firstType, *secondEpilogue, shape.second.plan.output.shape, false, operands))
+  if (std::optional<std::string> refusal =
+          readOperands(spec.dtype, *secondEpilogue, shape.second.plan.output.shape, false,
+                       spec.secondOperands))
     return refusal;
-  if (getLayout(first->channels, first->outChannels, second->outChannels, true).getBytes() >
+  spec.rows = first.batch * first.height * first.width;
+  spec.channels = first.channels;
+  spec.middle = first.outChannels;
+  spec.outChannels = second.outChannels;
+  spec.firstStatements = firstEpilogue->statements;
+  spec.secondStatements = secondEpilogue->statements;
+  if (getLayout(spec.channels, spec.middle, spec.outChannels, spec.hasResidual()).getBytes() >
       kMaxSharedBytes)
     return std::string("its shared memory exceeds the kernel's limit");
   return std::nullopt;
 }
 
+} // namespace
+
+std::optional<std::string> getConvolutionPairRefusal(const ConvolutionPairShape &shape) {
+  ConvolutionPairSpec spec;
+  return readPairSpec(shape, spec);
+}
+
 llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
                                             const ConvolutionPairShape &shape,
                                             KernelContext::Impl &context) {
-  if (std::optional<std::string> refusal = getConvolutionPairRefusal(shape))
+  ConvolutionPairSpec spec;
+  if (std::optional<std::string> refusal = readPairSpec(shape, spec))
     return makeFusedError(definition, kConvolutionPairFamily,
                           "the convolution pair kernel does not run this definition: " + *refusal);
   if (context.getComputeMajor() < 8)
@@ -450,31 +463,6 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
                           "(float16 and bfloat16 mma.sync) on the CUDA driver; this device has " +
                               std::to_string(context.getComputeMajor()) + "." +
                               std::to_string(context.getComputeMinor()));
-  auto first = getChannelsLastGeometry(shape.first);
-  if (!first)
-    return first.takeError();
-  auto second = getChannelsLastGeometry(shape.second);
-  if (!second)
-    return second.takeError();
-  auto firstEpilogue = getConvolutionEpilogue(shape.firstDefinition, shape.first);
-  if (!firstEpilogue)
-    return firstEpilogue.takeError();
-  auto secondEpilogue = getConvolutionEpilogue(shape.secondDefinition, shape.second);
-  if (!secondEpilogue)
-    return secondEpilogue.takeError();
-
-  ConvolutionPairSpec spec;
-  spec.dtype = shape.first.plan.output.dtype;
-  spec.rows = first->batch * first->height * first->width;
-  spec.channels = first->channels;
-  spec.middle = first->outChannels;
-  spec.outChannels = second->outChannels;
-  spec.firstStatements = firstEpilogue->statements;
-  spec.secondStatements = secondEpilogue->statements;
-  (void)readOperands(spec.dtype, *firstEpilogue, shape.first.plan.output.shape, true,
-                     spec.firstOperands);
-  (void)readOperands(spec.dtype, *secondEpilogue, shape.second.plan.output.shape, false,
-                     spec.secondOperands);
   if (spec.rows == 0)
     return Kernel{[](const LaunchArgs &) { return std::string(); }, 0};
 
