@@ -2,13 +2,17 @@
 //
 // The generated kernel of ConvolutionPair.h. Shared memory holds two tiles
 // of X (128 rows × C: the tile computing and the next, by the tile's
-// parity); twice (the step computing and the step being copied) the
-// residual's chunk (128 × 64), the first weight's chunk rows (64 × C) and
-// the second weight's chunk columns (Z's channels × 64); and once Y's
-// chunk (128 × 64). Rows are padded by 8 elements so that ldmatrix
-// reads of eight rows fall in distinct banks. Warps form an 8 × 2 grid: in
-// the first product a warp takes 16 rows × 32 of the chunk's columns, in
-// the second 16 rows × half of Z's channels.
+// parity); up to four stages (the step computing and the steps being
+// copied) of the residual's chunk (128 × 64), the first weight's chunk rows
+// (64 × C) and the second weight's chunk columns (Z's channels × 64); Y's
+// chunk (128 × 64); and the first chain's per-channel operands as floats.
+// Rows are padded by 8 elements so that ldmatrix reads of eight rows fall
+// in distinct banks. Warps form a 4 × 2 grid: in the first product a warp
+// takes 32 rows × 32 of the chunk's columns, in the second 32 rows × half
+// of Z's channels. Y's chunk goes to memory from shared memory, 16 bytes a
+// thread. Offsets within a tile are 32-bit and the step's tile, chunk and
+// stage are counters, so that integer arithmetic does not outweigh the
+// products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,15 +24,14 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 namespace cgc::cuda {
 
 namespace {
 
-constexpr int kThreads = 512;
-/// A warp's rows in 16-row MMA tiles: 16 warps in an 8 × 2 grid.
-constexpr int kRowTiles = 1;
 constexpr int64_t kRows = 128;
 constexpr int64_t kChunk = 64;
 constexpr int64_t kPad = 8;
@@ -49,39 +52,72 @@ struct ConvolutionPairSpec {
   int64_t rows = 0, channels = 0, middle = 0, outChannels = 0;
   std::string firstStatements, secondStatements;
   llvm::SmallVector<PairOperand, 4> firstOperands, secondOperands;
+  /// A warp's rows in 16-row MMA tiles: 8 warps in a 4 × 2 grid take two
+  /// each (16 warps taking one were 4–6% slower on an H100: each of them
+  /// reads the weights' fragments for half as many rows).
+  int rowTiles = 2;
   bool hasResidual() const {
     return llvm::any_of(firstOperands, [](const PairOperand &o) { return !o.perChannel; });
   }
 };
 
+/// The block's threads: two columns of warps, each warp 16 · rowTiles of
+/// a tile's rows.
+unsigned getThreads(const ConvolutionPairSpec &spec) {
+  return static_cast<unsigned>(kRows / (16 * spec.rowTiles) * 64);
+}
+
 /// Shared-memory layout, in 16-bit elements.
 struct PairLayout {
   int64_t xStride = 0, chunkStride = kChunk + kPad, firstWeightStride = 0;
   int64_t x = 0, residual = 0, firstWeight = 0, secondWeight = 0, stage = 0, y = 0;
+  /// The first chain's per-channel operands as floats (two elements each).
+  int64_t channels = 0;
+  /// Whether both weights stay in shared memory for the whole kernel
+  /// (`weights` elements: the first E × (C + 8), the second N × (E + 8))
+  /// rather than coming with each step's stage.
+  bool resident = false;
+  int64_t secondWeightStride = 0, weights = 0;
   /// The ring of stages: the step computing and the next stages - 1 being
   /// copied.
   int stages = 2;
-  /// Two X tiles (by the tile's parity), the stages, Y's chunk.
-  int64_t getBytes() const { return (2 * x + stages * stage + y) * 2; }
+  /// Two X tiles (by the tile's parity), the stages, Y's chunk, the
+  /// resident weights, the per-channel operands.
+  int64_t getBytes() const { return (2 * x + stages * stage + y + weights + channels) * 2; }
 };
 
-PairLayout getLayout(int64_t channels, int64_t middle, int64_t outChannels, bool residual) {
+PairLayout getLayout(const ConvolutionPairSpec &spec) {
   PairLayout layout;
-  layout.xStride = channels + kPad;
-  layout.firstWeightStride = channels + kPad;
+  layout.xStride = spec.channels + kPad;
+  layout.firstWeightStride = spec.channels + kPad;
   layout.x = kRows * layout.xStride;
-  layout.residual = residual ? kRows * layout.chunkStride : 0;
-  layout.firstWeight = kChunk * layout.firstWeightStride;
-  layout.secondWeight = outChannels * layout.chunkStride;
-  layout.stage = layout.residual + layout.firstWeight + layout.secondWeight;
+  layout.residual = spec.hasResidual() ? kRows * layout.chunkStride : 0;
   layout.y = kRows * layout.chunkStride;
-  // As many stages as fit, up to 4: a tile's next X is copied stages - 1
-  // steps ahead, into the X buffer the tile before last used, so a tile
-  // has at least stages - 1 chunks.
-  for (int stages = 4; stages >= 2; --stages) {
-    layout.stages = stages;
-    if (layout.getBytes() <= kMaxSharedBytes && stages - 1 <= middle / kChunk)
-      break;
+  layout.channels =
+      2 * spec.middle * llvm::count_if(spec.firstOperands, [](const PairOperand &operand) {
+        return operand.perChannel;
+      });
+  // Resident weights where they fit with at least three stages (a tile's
+  // weights then come from memory once per block, not once per tile);
+  // otherwise each stage brings its chunk of both. As many stages as fit,
+  // up to 4: a tile's next X is copied stages - 1 steps ahead, into the X
+  // buffer the tile before last used, so a tile has at least stages - 1
+  // chunks.
+  for (bool resident : {true, false}) {
+    layout.resident = resident;
+    layout.secondWeightStride = resident ? spec.middle + kPad : layout.chunkStride;
+    layout.firstWeight = resident ? 0 : kChunk * layout.firstWeightStride;
+    layout.secondWeight = resident ? 0 : spec.outChannels * layout.chunkStride;
+    layout.weights = resident ? spec.middle * layout.firstWeightStride +
+                                    spec.outChannels * layout.secondWeightStride
+                              : 0;
+    layout.stage = layout.residual + layout.firstWeight + layout.secondWeight;
+    int least = resident ? 3 : 2;
+    for (int stages = 4; stages >= least; --stages) {
+      layout.stages = stages;
+      if (layout.getBytes() <= kMaxSharedBytes && stages - 1 <= spec.middle / kChunk)
+        return layout;
+    }
   }
   return layout;
 }
@@ -110,46 +146,88 @@ std::string getChainArguments(const ConvolutionPairSpec &spec,
   return text;
 }
 
-/// Reads each per-channel operand of `operands` into registers
-/// `<prefix>Channel<k>[tiles][2]`, at `channelBase + n * 8 + l` for the
-/// thread's column tiles n.
-void writeChannelLoads(llvm::raw_ostream &os, const ConvolutionPairSpec &spec,
-                       llvm::ArrayRef<PairOperand> operands, const char *prefix,
-                       const std::string &tiles, const std::string &channelBase,
-                       const std::string &indent) {
-  for (auto [index, operand] : llvm::enumerate(operands)) {
-    if (!operand.perChannel)
-      continue;
+/// Reads each per-channel operand of the second chain into registers
+/// `secondChannel<k>[kSecondTiles][2]`, at `secondColumn + (lane & 3) * 2 +
+/// n * 8 + l` for the thread's column tiles n.
+void writeSecondChannelLoads(llvm::raw_ostream &os, const ConvolutionPairSpec &spec) {
+  for (auto [index, operand] : llvm::enumerate(spec.secondOperands)) {
     std::string k = std::to_string(index + 1);
-    os << indent << "float " << prefix << "Channel" << k << "[" << tiles << "][2];\n"
-       << indent << "#pragma unroll\n"
-       << indent << "for (int n = 0; n < " << tiles << "; ++n)\n"
-       << indent << "#pragma unroll\n"
-       << indent << "  for (int l = 0; l < 2; ++l)\n"
-       << indent << "    " << prefix << "Channel" << k << "[n][l] = "
-       << loadValue(spec.dtype, std::string(prefix) + k + "[(" + channelBase +
-                                    " + n * 8 + l) * (long long)" +
-                                    std::to_string(operand.stride) + "]")
+    os << "  float secondChannel" << k << "[kSecondTiles][2];\n"
+       << "#pragma unroll\n"
+       << "  for (int n = 0; n < kSecondTiles; ++n)\n"
+       << "#pragma unroll\n"
+       << "    for (int l = 0; l < 2; ++l)\n"
+       << "      secondChannel" << k << "[n][l] = "
+       << loadValue(spec.dtype, "second" + k + "[(secondColumn + (lane & 3) * 2 + n * 8 + l) * " +
+                                    std::to_string(operand.stride) + "LL]")
        << ";\n";
   }
 }
 
+/// The first chain's per-channel operands: copied once into shared memory
+/// as floats (`writeFirstChannelCopies`, at the kernel's start), read per
+/// chunk into registers `firstChannel<k>[4][2]` (`writeFirstChannelLoads`).
+void writeFirstChannelCopies(llvm::raw_ostream &os, const ConvolutionPairSpec &spec) {
+  int slot = 0;
+  for (auto [index, operand] : llvm::enumerate(spec.firstOperands)) {
+    if (!operand.perChannel)
+      continue;
+    os << "  for (int c = thread; c < kE; c += kThreads)\n"
+       << "    channels[" << slot++ << " * kE + c] = "
+       << loadValue(spec.dtype, "first" + std::to_string(index + 1) + "[c * " +
+                                    std::to_string(operand.stride) + "LL]")
+       << ";\n";
+  }
+}
+
+void writeFirstChannelLoads(llvm::raw_ostream &os, const ConvolutionPairSpec &spec) {
+  int slot = 0;
+  for (auto [index, operand] : llvm::enumerate(spec.firstOperands)) {
+    if (!operand.perChannel)
+      continue;
+    std::string k = std::to_string(index + 1);
+    os << "    float firstChannel" << k << "[4][2];\n"
+       << "#pragma unroll\n"
+       << "    for (int n = 0; n < 4; ++n) {\n"
+       << "      const float2 pair = *(const float2 *)(channels + " << slot++
+       << " * kE + chunk * kChunk + firstColumn + (lane & 3) * 2 + n * 8);\n"
+       << "      firstChannel" << k << "[n][0] = pair.x;\n"
+       << "      firstChannel" << k << "[n][1] = pair.y;\n"
+       << "    }\n";
+  }
+}
+
+/// `count` 16-byte pieces spread over the block's threads, piece `i` given
+/// to `body` (unrolled; guarded where the count is not a multiple).
+void writePieces(llvm::raw_ostream &os, const std::string &count, const std::string &body,
+                 const std::string &indent) {
+  os << indent << "#pragma unroll\n"
+     << indent << "for (int j = 0; j < (" << count << " + kThreads - 1) / kThreads; ++j) {\n"
+     << indent << "  const int i = thread + j * kThreads;\n"
+     << indent << "  if ((" << count << ") % kThreads == 0 || i < (" << count << ")) {\n"
+     << body << indent << "  }\n"
+     << indent << "}\n";
+}
+
 std::string generateSource(const ConvolutionPairSpec &spec) {
-  PairLayout layout = getLayout(spec.channels, spec.middle, spec.outChannels, spec.hasResidual());
+  PairLayout layout = getLayout(spec);
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype);
-  os << "constexpr long long kM = " << spec.rows << ";\n"
+  os << "constexpr int kM = " << spec.rows << ";\n"
      << "constexpr int kC = " << spec.channels << ", kE = " << spec.middle
      << ", kN = " << spec.outChannels << ";\n"
      << "constexpr int kRows = " << kRows << ", kChunk = " << kChunk
      << ", kChunks = kE / kChunk;\n"
      << "constexpr int kXStride = " << layout.xStride << ", kChunkStride = " << layout.chunkStride
-     << ", kWStride = " << layout.firstWeightStride << ";\n"
+     << ", kWStride = " << layout.firstWeightStride
+     << ", kW2Stride = " << layout.secondWeightStride << ";\n"
+     << "constexpr bool kResident = " << (layout.resident ? "true" : "false") << ";\n"
      << "constexpr int kX = " << layout.x << ", kResidual = " << layout.residual
      << ", kFirstWeight = " << layout.firstWeight << ", kStage = " << layout.stage << ";\n"
-     << "constexpr int kThreads = " << kThreads << ", kStages = " << layout.stages
-     << ", kRowTiles = " << kRowTiles << ", kRowWarps = kRows / (16 * kRowTiles);\n"
+     << "constexpr int kRowTiles = " << spec.rowTiles
+     << ", kRowWarps = kRows / (16 * kRowTiles), kThreads = kRowWarps * 64;\n"
+     << "constexpr int kStages = " << layout.stages << ";\n"
      // Z's columns per warp in the second product, in 8-column tiles.
      << "constexpr int kSecondTiles = kN / 16;\n";
   writeChain(os, "cgc_first_chain", spec.firstStatements, spec.firstOperands.size());
@@ -157,41 +235,54 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
   std::string storage = getStorageType(spec.dtype);
 
   // One step's copies: the residual's and the weights' chunk, and with
-  // `withX` the tile's X.
+  // `withX` the tile's X. Offsets within a tile are 32-bit; a tile's base
+  // is one 64-bit product.
   os << "CGC_DEVICE void cgc_stage(unsigned short *stage, unsigned short *xs, "
         "const unsigned short *x, "
         "const unsigned short *residual, const unsigned short *firstWeight, "
-        "const unsigned short *secondWeight, long long tile, int chunk, bool withX) {\n"
+        "const unsigned short *secondWeight, int tile, int chunk, bool withX) {\n"
      << "  const int thread = threadIdx.x;\n"
-     << "  const long long row0 = tile * kRows;\n"
+     << "  const int row0 = tile * kRows, rowsLeft = kM - row0;\n"
      << "  if (withX) {\n"
-     << "    for (int i = thread; i < kRows * (kC / 8); i += kThreads) {\n"
-     << "      const int r = i / (kC / 8), c = (i - r * (kC / 8)) * 8;\n"
-     << "      const bool valid = row0 + r < kM;\n"
-     << "      cgc_copy_async(xs + r * kXStride + c, x + (valid ? (row0 + r) * kC + c : 0), "
-        "valid ? 16 : 0);\n"
-     << "    }\n"
-     << "  }\n";
-  if (spec.hasResidual())
-    os << "  for (int i = thread; i < kRows * (kChunk / 8); i += kThreads) {\n"
-       << "    const int r = i / (kChunk / 8), c = (i - r * (kChunk / 8)) * 8;\n"
-       << "    const bool valid = row0 + r < kM;\n"
-       << "    cgc_copy_async(stage + r * kChunkStride + c, residual + (valid ? (row0 + r) * "
-          "kE + chunk * kChunk + c : 0), valid ? 16 : 0);\n"
-       << "  }\n";
-  os << "  for (int i = thread; i < kChunk * (kC / 8); i += kThreads) {\n"
-     << "    const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
-     << "    cgc_copy_async(stage + kResidual + n * kWStride + c, "
-        "firstWeight + (long long)(chunk * kChunk + n) * kC + c, 16);\n"
-     << "  }\n"
-     << "  for (int i = thread; i < kN * (kChunk / 8); i += kThreads) {\n"
-     << "    const int n = i / (kChunk / 8), c = (i - n * (kChunk / 8)) * 8;\n"
-     << "    cgc_copy_async(stage + kResidual + kFirstWeight + n * kChunkStride + c, "
-        "secondWeight + (long long)n * kE + chunk * kChunk + c, 16);\n"
-     << "  }\n"
-     << "}\n";
+     << "    const unsigned short *from = x + (long long)row0 * kC;\n";
+  writePieces(os, "kRows * (kC / 8)",
+              "        const int r = i / (kC / 8), c = (i - r * (kC / 8)) * 8;\n"
+              "        const bool valid = r < rowsLeft;\n"
+              "        cgc_copy_async(xs + r * kXStride + c, from + (valid ? r * kC + c : 0), "
+              "valid ? 16u : 0u);\n",
+              "    ");
+  os << "  }\n";
+  if (spec.hasResidual()) {
+    os << "  {\n"
+       << "    const unsigned short *from = residual + (long long)row0 * kE + chunk * kChunk;\n";
+    writePieces(os, "kRows * (kChunk / 8)",
+                "        const int r = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
+                "        const bool valid = r < rowsLeft;\n"
+                "        cgc_copy_async(stage + r * kChunkStride + c, from + (valid ? r * kE + c "
+                ": 0), valid ? 16u : 0u);\n",
+                "    ");
+    os << "  }\n";
+  }
+  if (!layout.resident) {
+  os << "  {\n"
+     << "    const unsigned short *from = firstWeight + chunk * kChunk * kC;\n";
+  writePieces(os, "kChunk * (kC / 8)",
+              "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
+              "        cgc_copy_async(stage + kResidual + n * kWStride + c, from + i * 8, 16u);\n",
+              "    ");
+  os << "  }\n"
+     << "  {\n"
+     << "    const unsigned short *from = secondWeight + chunk * kChunk;\n";
+  writePieces(os, "kN * (kChunk / 8)",
+              "        const int n = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
+              "        cgc_copy_async(stage + kResidual + kFirstWeight + n * kChunkStride + c, "
+              "from + n * kE + c, 16u);\n",
+              "    ");
+  os << "  }\n";
+  }
+  os << "}\n";
 
-  os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads
+  os << "extern \"C\" __global__ void __launch_bounds__(" << getThreads(spec)
      << ", 1) cgc_convolution_pair(const unsigned short *__restrict__ x, "
         "const unsigned short *__restrict__ firstWeight, "
         "const unsigned short *__restrict__ secondWeight, "
@@ -204,51 +295,76 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "  extern __shared__ __align__(16) unsigned short shared[];\n"
      << "  unsigned short *stages = shared + 2 * kX;\n"
      << "  unsigned short *ys = stages + kStages * kStage;\n"
+     << "  unsigned short *weights = ys + kRows * kChunkStride;\n"
+     << "  float *channels = (float *)(weights + " << layout.weights << ");\n"
+     << "  (void)weights;\n"
+     << "  (void)channels;\n"
      << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
      << "  const int warpRow = (warp % kRowWarps) * (16 * kRowTiles);\n"
      << "  const int firstColumn = (warp / kRowWarps) * 32, secondColumn = (warp / kRowWarps) * "
         "(kN / 2);\n"
-     << "  const long long tiles = (kM + kRows - 1) / kRows;\n"
-     << "  const long long myTiles = blockIdx.x < tiles ? (tiles - 1 - blockIdx.x) / gridDim.x + 1 "
-        ": 0;\n"
-     << "  const long long steps = myTiles * kChunks;\n"
-     << "  float second[kRowTiles][kSecondTiles][4];\n"
+     << "  const int tiles = (kM + kRows - 1) / kRows;\n"
+     << "  const int myTiles = (int)blockIdx.x < tiles ? (tiles - 1 - (int)blockIdx.x) / "
+        "(int)gridDim.x + 1 : 0;\n"
+     << "  const int steps = myTiles * kChunks;\n";
+  writeFirstChannelCopies(os, spec);
+  os << "  float second[kRowTiles][kSecondTiles][4];\n"
      << "#pragma unroll\n"
      << "  for (int m = 0; m < kRowTiles; ++m)\n"
      << "#pragma unroll\n"
      << "    for (int n = 0; n < kSecondTiles; ++n)\n"
      << "#pragma unroll\n"
      << "      for (int e = 0; e < 4; ++e)\n"
-     << "        second[m][n][e] = 0.0f;\n"
-     ;
-  writeChannelLoads(os, spec, spec.secondOperands, "second", "kSecondTiles",
-                    "secondColumn + (lane & 3) * 2", "  ");
+     << "        second[m][n][e] = 0.0f;\n";
+  writeSecondChannelLoads(os, spec);
   os
-     // Step q's copies into stage q % kStages (X with a tile's first chunk).
-     << "  auto copy = [&](long long q) {\n"
-     << "    if (q < steps) {\n"
-     << "      const long long local = q / kChunks;\n"
-     << "      const int chunk = (int)(q - local * kChunks);\n"
-     << "      cgc_stage(stages + (int)(q % kStages) * kStage, shared + (local & 1) * kX, x, "
-        "residualIn, firstWeight, secondWeight, blockIdx.x + local * gridDim.x, chunk, "
-        "chunk == 0);\n"
-     << "    }\n"
+     // The copies run kStages - 1 steps ahead; their step, tile, chunk and
+     // stage advance as counters.
+     << "  int copyStep = 0, copyLocal = 0, copyChunk = 0, copySlot = 0;\n"
+     << "  auto copy = [&]() {\n"
+     << "    if (copyStep < steps)\n"
+     << "      cgc_stage(stages + copySlot * kStage, shared + (copyLocal & 1) * kX, x, "
+        "residualIn, firstWeight, secondWeight, (int)blockIdx.x + copyLocal * (int)gridDim.x, "
+        "copyChunk, copyChunk == 0);\n"
      << "    cgc_copy_commit();\n"
+     << "    ++copyStep;\n"
+     << "    if (++copyChunk == kChunks) {\n"
+     << "      copyChunk = 0;\n"
+     << "      ++copyLocal;\n"
+     << "    }\n"
+     << "    if (++copySlot == kStages)\n"
+     << "      copySlot = 0;\n"
      << "  };\n"
-     << "#pragma unroll 1\n"
+     ;
+  if (layout.resident) {
+    // Both weights, once, with the first stage's copies.
+    os << "  {\n";
+    writePieces(os, "kE * (kC / 8)",
+                "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
+                "        cgc_copy_async(weights + n * kWStride + c, firstWeight + i * 8, 16u);\n",
+                "    ");
+    writePieces(os, "kN * (kE / 8)",
+                "        const int n = i / (kE / 8), c = (i % (kE / 8)) * 8;\n"
+                "        cgc_copy_async(weights + kE * kWStride + n * kW2Stride + c, "
+                "secondWeight + i * 8, 16u);\n",
+                "    ");
+    os << "  }\n";
+  }
+  os << "#pragma unroll 1\n"
      << "  for (int q = 0; q < kStages - 1; ++q)\n"
-     << "    copy(q);\n"
+     << "    copy();\n"
+     << "  int local = 0, chunk = 0, slot = 0;\n"
      << "#pragma unroll 1\n"
-     << "  for (long long step = 0; step < steps; ++step) {\n"
-     << "    const long long local = step / kChunks;\n"
-     << "    const int chunk = (int)(step - local * kChunks);\n"
-     << "    const long long tile = blockIdx.x + local * gridDim.x;\n"
-     << "    unsigned short *stage = stages + (int)(step % kStages) * kStage;\n"
+     << "  for (int step = 0; step < steps; ++step) {\n"
+     << "    const int row0 = ((int)blockIdx.x + local * (int)gridDim.x) * kRows;\n"
+     << "    const int rowsLeft = kM - row0;\n"
+     << "    unsigned short *stage = stages + slot * kStage;\n"
      << "    const unsigned short *xs = shared + (local & 1) * kX;\n"
      << "    asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(kStages - 2) : \"memory\");\n"
      << "    __syncthreads();\n"
-     << "    copy(step + kStages - 1);\n"
-     // 1. The first product: 32 rows × 32 columns of the chunk per warp.
+     << "    copy();\n"
+     // 1. The first product: 16 · kRowTiles rows × 32 columns of the chunk
+     // per warp.
      << "    float first[kRowTiles][4][4];\n"
      << "#pragma unroll\n"
      << "    for (int m = 0; m < kRowTiles; ++m)\n"
@@ -257,7 +373,8 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "#pragma unroll\n"
      << "        for (int e = 0; e < 4; ++e)\n"
      << "          first[m][n][e] = 0.0f;\n"
-     << "    const unsigned short *ws = stage + kResidual;\n"
+     << "    const unsigned short *ws = kResident ? weights + chunk * kChunk * kWStride : stage + "
+        "kResidual;\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < kC; k += 16) {\n"
      << "      unsigned int a[kRowTiles][4], b[2][4];\n"
@@ -276,37 +393,42 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "          cgc_mma(first[m][n], a[m], b[n >> 1][(n & 1) * 2], b[n >> 1][(n & 1) * 2 + "
         "1]);\n"
      << "    }\n"
-     // 2. The first chain; Y's chunk to memory and to shared memory.
-     << "    const unsigned short *residual = stage;\n";
-  writeChannelLoads(os, spec, spec.firstOperands, "first", "4",
-                    "chunk * kChunk + firstColumn + (lane & 3) * 2", "    ");
+     // 2. The first chain into Y's chunk in shared memory.
+     << "    const unsigned short *residual = stage;\n"
+     << "    (void)residual;\n";
+  writeFirstChannelLoads(os, spec);
   os << "#pragma unroll\n"
-     << "    for (int m = 0; m < kRowTiles; ++m)\n"
+     << "    for (int mh = 0; mh < 2 * kRowTiles; ++mh) {\n"
+     << "      const int m = mh >> 1, half = mh & 1;\n"
+     << "      const int r = warpRow + m * 16 + half * 8 + (lane >> 2);\n"
      << "#pragma unroll\n"
-     << "      for (int half = 0; half < 2; ++half) {\n"
-     << "        const int r = warpRow + m * 16 + half * 8 + (lane >> 2);\n"
-     << "        const long long row = tile * kRows + r;\n"
+     << "      for (int n = 0; n < 4; ++n) {\n"
+     << "        const int at = r * kChunkStride + firstColumn + n * 8 + (lane & 3) * 2;\n"
+     << "        const unsigned int residualBits = "
+     << (spec.hasResidual() ? "*(const unsigned int *)(residual + at)" : "0u") << ";\n"
+     << "        (void)residualBits;\n"
+     << "        float pair[2];\n"
      << "#pragma unroll\n"
-     << "        for (int n = 0; n < 4; ++n) {\n"
-     << "          const int column = firstColumn + n * 8 + (lane & 3) * 2;\n"
-     << "          const int channel = chunk * kChunk + column;\n"
-     << "          const int local = r * kChunkStride + column;\n"
-     << "          const unsigned int residualBits = " << (spec.hasResidual() ? "*(const unsigned int *)(residual + local)" : "0u") << ";\n"
-     << "          (void)residualBits;\n"
-     << "          float pair[2];\n"
-     << "#pragma unroll\n"
-     << "          for (int l = 0; l < 2; ++l)\n"
-     << "            pair[l] = cgc_first_chain(first[m][n][half * 2 + l]"
+     << "        for (int l = 0; l < 2; ++l)\n"
+     << "          pair[l] = cgc_first_chain(first[m][n][half * 2 + l]"
      << getChainArguments(spec, spec.firstOperands, "first") << ");\n"
-     << "          const unsigned int bits = cgc_pack(pair[0], pair[1]);\n"
-     << "          *(unsigned int *)(ys + local) = bits;\n"
-     << "          if (row < kM)\n"
-     << "            *(unsigned int *)(y + row * kE + channel) = bits;\n"
-     << "        }\n"
+     << "        *(unsigned int *)(ys + at) = cgc_pack(pair[0], pair[1]);\n"
      << "      }\n"
+     << "    }\n"
      << "    __syncthreads();\n"
-     // 3. The second product accumulates the chunk's part.
-     << "    const unsigned short *vs = stage + kResidual + kFirstWeight;\n"
+     // 3. Y's chunk to memory, 16 bytes a thread, rows whole.
+     << "    {\n"
+     << "      unsigned short *to = y + (long long)row0 * kE + chunk * kChunk;\n";
+  writePieces(os, "kRows * (kChunk / 8)",
+              "          const int r = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
+              "          if (r < rowsLeft)\n"
+              "            *(uint4 *)(to + r * kE + c) = *(const uint4 *)(ys + r * kChunkStride "
+              "+ c);\n",
+              "      ");
+  os << "    }\n"
+     // 4. The second product accumulates the chunk's part.
+     << "    const unsigned short *vs = kResident ? weights + kE * kWStride + chunk * kChunk : "
+        "stage + kResidual + kFirstWeight;\n"
      << "#pragma unroll\n"
      << "    for (int k = 0; k < kChunk; k += 16) {\n"
      << "      unsigned int a[kRowTiles][4];\n"
@@ -318,7 +440,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "      for (int n = 0; n < kSecondTiles / 2; ++n) {\n"
      << "        unsigned int b[4];\n"
      << "        cgc_load_matrices(b, vs + (secondColumn + n * 16 + (lane & 7) + ((lane >> 4) << "
-        "3)) * kChunkStride + k + ((lane >> 3) & 1) * 8);\n"
+        "3)) * kW2Stride + k + ((lane >> 3) & 1) * 8);\n"
      << "#pragma unroll\n"
      << "        for (int m = 0; m < kRowTiles; ++m) {\n"
      << "          cgc_mma(second[m][2 * n], a[m], b[0], b[1]);\n"
@@ -326,29 +448,34 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "        }\n"
      << "      }\n"
      << "    }\n"
-     // 4. After the tile's last chunk: the second chain, Z stored.
+     // 5. After the tile's last chunk: the second chain, Z stored.
      << "    if (chunk + 1 == kChunks) {\n"
+     << "      unsigned short *to = z + (long long)row0 * kN;\n"
      << "#pragma unroll\n"
-     << "      for (int m = 0; m < kRowTiles; ++m)\n"
+     << "      for (int mh = 0; mh < 2 * kRowTiles; ++mh) {\n"
+     << "        const int m = mh >> 1, half = mh & 1;\n"
+     << "        const int r = warpRow + m * 16 + half * 8 + (lane >> 2);\n"
      << "#pragma unroll\n"
-     << "        for (int half = 0; half < 2; ++half) {\n"
-     << "          const long long row = tile * kRows + warpRow + m * 16 + half * 8 + (lane >> "
-        "2);\n"
+     << "        for (int n = 0; n < kSecondTiles; ++n) {\n"
+     << "          float pair[2];\n"
      << "#pragma unroll\n"
-     << "          for (int n = 0; n < kSecondTiles; ++n) {\n"
-     << "            const int channel = secondColumn + n * 8 + (lane & 3) * 2;\n"
-     << "            float pair[2];\n"
-     << "#pragma unroll\n"
-     << "            for (int l = 0; l < 2; ++l) {\n"
-     << "              pair[l] = cgc_second_chain(second[m][n][half * 2 + l]"
+     << "          for (int l = 0; l < 2; ++l) {\n"
+     << "            pair[l] = cgc_second_chain(second[m][n][half * 2 + l]"
      << getChainArguments(spec, spec.secondOperands, "second") << ");\n"
-     << "              second[m][n][half * 2 + l] = 0.0f;\n"
-     << "            }\n"
-     << "            if (row < kM)\n"
-     << "              *(unsigned int *)(z + row * kN + channel) = cgc_pack(pair[0], pair[1]);\n"
+     << "            second[m][n][half * 2 + l] = 0.0f;\n"
      << "          }\n"
+     << "          if (r < rowsLeft)\n"
+     << "            *(unsigned int *)(to + r * kN + secondColumn + n * 8 + (lane & 3) * 2) = "
+        "cgc_pack(pair[0], pair[1]);\n"
      << "        }\n"
+     << "      }\n"
      << "    }\n"
+     << "    if (++chunk == kChunks) {\n"
+     << "      chunk = 0;\n"
+     << "      ++local;\n"
+     << "    }\n"
+     << "    if (++slot == kStages)\n"
+     << "      slot = 0;\n"
      << "  }\n"
      << "}\n";
   return source;
@@ -437,8 +564,11 @@ std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
   spec.outChannels = second.outChannels;
   spec.firstStatements = firstEpilogue->statements;
   spec.secondStatements = secondEpilogue->statements;
-  if (getLayout(spec.channels, spec.middle, spec.outChannels, spec.hasResidual()).getBytes() >
-      kMaxSharedBytes)
+  if (spec.rows * std::max({spec.channels, spec.middle, spec.outChannels}) >
+      std::numeric_limits<int32_t>::max())
+    return std::string(
+        "its tensors have more than 2^31 elements (the kernel's offsets are 32-bit)");
+  if (getLayout(spec).getBytes() > kMaxSharedBytes)
     return std::string("its shared memory exceeds the kernel's limit");
   return std::nullopt;
 }
@@ -471,9 +601,7 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
   if (!function)
     return makeFusedError(definition, kConvolutionPairFamily, llvm::toString(function.takeError()));
   size_t sharedBytes =
-      static_cast<size_t>(getLayout(spec.channels, spec.middle, spec.outChannels,
-                                    spec.hasResidual())
-                              .getBytes());
+      static_cast<size_t>(getLayout(spec).getBytes());
   if (std::optional<llvm::Error> refused = allowSharedMemory(
           definition, context, *function, sharedBytes, "the convolution pair kernel"))
     return std::move(*refused);
@@ -485,8 +613,10 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
   llvm::SmallVector<PairOperand, 4> firstOperands = spec.firstOperands,
                                     secondOperands = spec.secondOperands;
   std::string name = ("@" + definition.getSymName() + ": fused convolution pair").str();
-  auto launch = [function = *function, grid, input, firstWeight, secondWeight, firstOperands,
-                 secondOperands, name, sharedBytes](const LaunchArgs &args) -> std::string {
+  unsigned threads = getThreads(spec);
+  auto launch = [function = *function, grid, threads, input, firstWeight, secondWeight,
+                 firstOperands, secondOperands, name,
+                 sharedBytes](const LaunchArgs &args) -> std::string {
     const void *residual = nullptr;
     llvm::SmallVector<const void *, 12> pointers{args.inputs[input], args.inputs[firstWeight],
                                                  args.inputs[secondWeight], nullptr};
@@ -499,19 +629,21 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
     for (const PairOperand &operand : secondOperands)
       pointers.push_back(args.inputs[operand.argument]);
     void *z = args.outputs[0], *y = args.outputs[1];
-    // The copies move 16 bytes; the stores 4.
-    for (const void *pointer : {pointers[0], pointers[1], pointers[2], pointers[3]})
+    // The copies and Y's stores move 16 bytes; Z's stores 4.
+    for (const void *pointer : {pointers[0], pointers[1], pointers[2], pointers[3],
+                                static_cast<const void *>(y)})
       if (reinterpret_cast<uintptr_t>(pointer) % 16 != 0)
-        return name + ": the input, the weights and the residual must be 16-byte aligned";
-    if (reinterpret_cast<uintptr_t>(y) % 4 != 0 || reinterpret_cast<uintptr_t>(z) % 4 != 0)
-      return name + ": the results must be 4-byte aligned";
+        return name + ": the input, the weights, the residual and the first result must be "
+                      "16-byte aligned";
+    if (reinterpret_cast<uintptr_t>(z) % 4 != 0)
+      return name + ": the second result must be 4-byte aligned";
     llvm::SmallVector<void *, 14> arguments;
     for (const void *&pointer : pointers)
       arguments.push_back(&pointer);
     arguments.push_back(&y);
     arguments.push_back(&z);
     cudaError_t error =
-        function.launch(grid, dim3(kThreads), arguments.data(), sharedBytes, args.stream);
+        function.launch(grid, dim3(threads), arguments.data(), sharedBytes, args.stream);
     return error == cudaSuccess ? std::string()
                                 : describeLaunchFailure(name, "cudaLaunchKernel", error);
   };

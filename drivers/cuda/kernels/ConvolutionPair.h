@@ -9,7 +9,7 @@
 // without the pair reads Y back from memory.
 //
 // One generated kernel runs it (float16 or bfloat16, compute capability
-// 8.0 or later). Its blocks are persistent, one a multiprocessor, 16 warps,
+// 8.0 or later). Its blocks are persistent, one a multiprocessor, 8 warps,
 // and take 128-row tiles of the N·H·W pixel rows in turn. A tile's rows of
 // the input X stay in shared memory while Y's channels go by in chunks of
 // 64: for each chunk, the tensor cores (mma.sync) form the first product
@@ -17,9 +17,10 @@
 // (the residual's chunk read from shared memory), Y's chunk is stored once
 // and kept in shared memory, and the second product accumulates the chunk
 // times the second weight's matching columns in registers. After the last
-// chunk the second chain applies and Z is stored. The next chunk's
-// residual and weights, and at a tile's last chunk the next tile's X, are
-// copied by cp.async while a chunk computes.
+// chunk the second chain applies and Z is stored. The next chunks'
+// residual (and the weights' chunks, where both weights do not stay in
+// shared memory for the whole kernel), and at a tile's last chunk the next
+// tile's X, are copied by cp.async while a chunk computes.
 //
 // It takes: 1×1 convolutions, stride 1, unpadded, one group; input
 // channels a multiple of 16 up to 128; Y's channels a multiple of 64; Z's
@@ -28,6 +29,14 @@
 // second-chain operands that vary along channels only. The family's check
 // refuses anything else with the reason, and the compiler then matches the
 // two convolutions apart.
+//
+// Where the kernel's products are slower than the libraries' (many
+// channels), reading Y back costs less than the pair saves: with a device,
+// the family times the kernel once against the two convolutions run apart
+// as the convolution family builds them, one after the other, and keeps the
+// faster (CGC_CUDA_CONVOLUTION_PAIR: unset or 1 declares the pattern and
+// times; 0 leaves the pattern undeclared; kernel declares it and always
+// runs the kernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +55,18 @@ namespace cgc::cuda {
 
 /// The family's name in messages ("fused convolution pair: ...").
 inline constexpr const char *kConvolutionPairFamily = "convolution pair";
+
+/// What CGC_CUDA_CONVOLUTION_PAIR asks for (read at each call).
+enum class ConvolutionPairMode {
+  /// "0": the driver does not declare the pattern.
+  Off,
+  /// Unset, "1" or anything else: declared; the kernel and the
+  /// convolutions apart are timed, the faster kept.
+  Timed,
+  /// "kernel": declared; the kernel always runs a matched pair.
+  Kernel,
+};
+ConvolutionPairMode getConvolutionPairMode();
 
 /// A definition the family implements, read as two fused convolutions:
 /// `first` computes Y (the definition's second result) from the

@@ -9,12 +9,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvolutionPair.h"
+#include "CudnnGraphKernel.h"
+#include "FusedConvolution.h"
 
 #include "cgc/Dialect/CGC/IR/CGCOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 namespace cgc::cuda {
 
@@ -36,9 +43,9 @@ FunctionalDefinitionOp cloneHalf(mlir::ModuleOp module, FunctionalDefinitionOp d
   llvm::SmallVector<mlir::Type> argumentTypes(body.getArgumentTypes());
   if (extra)
     argumentTypes.push_back(extra.getType());
-  auto half = FunctionalDefinitionOp::create(builder, loc, definition.getSymName(),
-                                             builder.getFunctionType(argumentTypes,
-                                                                     {result.getType()}));
+  auto half =
+      FunctionalDefinitionOp::create(builder, loc, definition.getSymName(),
+                                     builder.getFunctionType(argumentTypes, {result.getType()}));
   half.setPrivate();
   builder.setInsertionPointToStart(&half.getBody().front());
   mlir::IRMapping mapping;
@@ -100,14 +107,13 @@ analyzeConvolutionPair(FunctionalDefinitionOp definition) {
   // name) and the convolution family; say which half.
   auto readHalf = [&](FunctionalDefinitionOp half, const char *which,
                       FusedConvolutionShape &into) -> std::optional<llvm::Error> {
-    std::optional<llvm::Expected<FusedConvolutionShape>> analyzed =
-        analyzeFusedConvolution(half);
+    std::optional<llvm::Expected<FusedConvolutionShape>> analyzed = analyzeFusedConvolution(half);
     if (!analyzed)
       return std::nullopt;
     if (!*analyzed)
       return makeFusedError(definition, kConvolutionPairFamily,
-                            llvm::Twine(which) + " convolution: " +
-                                llvm::toString(analyzed->takeError()));
+                            llvm::Twine(which) +
+                                " convolution: " + llvm::toString(analyzed->takeError()));
     into = std::move(**analyzed);
     return llvm::Error::success();
   };
@@ -132,28 +138,91 @@ analyzeConvolutionPair(FunctionalDefinitionOp definition) {
 namespace {
 
 std::optional<llvm::Error> check(FunctionalDefinitionOp definition) {
-  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed =
-      analyzeConvolutionPair(definition);
+  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed = analyzeConvolutionPair(definition);
   if (!analyzed)
     return std::nullopt;
   if (!*analyzed)
     return analyzed->takeError();
   if (std::optional<std::string> refusal = getConvolutionPairRefusal(**analyzed))
     return makeFusedError(definition, kConvolutionPairFamily,
-                          "the convolution pair kernel does not run this definition: " +
-                              *refusal);
+                          "the convolution pair kernel does not run this definition: " + *refusal);
   return llvm::Error::success();
+}
+
+} // namespace
+
+ConvolutionPairMode getConvolutionPairMode() {
+  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_PAIR");
+  std::string_view mode = value ? value : "";
+  if (mode == "0")
+    return ConvolutionPairMode::Off;
+  if (mode == "kernel")
+    return ConvolutionPairMode::Kernel;
+  return ConvolutionPairMode::Timed;
+}
+
+namespace {
+
+/// The two halves run apart, one after the other, as one kernel of the
+/// pair's definition: the first writes Y (the definition's second result),
+/// the second reads it after the definition's `arguments` arguments.
+Kernel runApart(Kernel first, Kernel second, size_t arguments) {
+  uint64_t workspaceSize = std::max(first.workspaceSize, second.workspaceSize);
+  auto launch = [first = std::move(first), second = std::move(second),
+                 arguments](const LaunchArgs &args) -> std::string {
+    void *const firstOutputs[] = {args.outputs[1]};
+    std::string message =
+        first.launch(LaunchArgs{args.inputs, firstOutputs, args.workspace, args.stream});
+    if (!message.empty())
+      return message;
+    llvm::SmallVector<const void *, 12> secondInputs(args.inputs.begin(),
+                                                     args.inputs.begin() + arguments);
+    secondInputs.push_back(args.outputs[1]);
+    void *const secondOutputs[] = {args.outputs[0]};
+    return second.launch(LaunchArgs{secondInputs, secondOutputs, args.workspace, args.stream});
+  };
+  return Kernel{std::move(launch), workspaceSize};
 }
 
 std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
                                             KernelContext::Impl &context) {
-  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed =
-      analyzeConvolutionPair(definition);
+  std::optional<llvm::Expected<ConvolutionPairShape>> analyzed = analyzeConvolutionPair(definition);
   if (!analyzed)
     return std::nullopt;
   if (!*analyzed)
     return llvm::Expected<Kernel>(analyzed->takeError());
-  return buildConvolutionPair(definition, **analyzed, context);
+  const ConvolutionPairShape &shape = **analyzed;
+  llvm::Expected<Kernel> pair = buildConvolutionPair(definition, shape, context);
+  if (!pair || !context.hasDevice() || getConvolutionPairMode() == ConvolutionPairMode::Kernel)
+    return pair;
+  // The pair kernel saves reading Y back, but its two products are slower
+  // than the libraries' where the channels are many: each half as the
+  // convolution family runs it, one after the other, is timed against it
+  // once on this device and the faster kept (as TensorRT picks tactics).
+  // Halves that cannot be built leave the pair kernel.
+  auto first = buildFusedConvolution(shape.firstDefinition, context);
+  auto second = first ? buildFusedConvolution(shape.secondDefinition, context)
+                      : llvm::Expected<FusedConvolutionKernel>(first.takeError());
+  if (!second) {
+    std::string refusal = llvm::toString(second.takeError());
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": the convolutions apart: " << refusal << "\n";
+    return pair;
+  }
+  Kernel apart = runApart(std::move(first->kernel), std::move(second->kernel),
+                          definition.getBody().front().getNumArguments());
+  const Kernel *kernels[] = {&*pair, &apart};
+  std::vector<std::optional<float>> times = timeLaunches(definition, kernels);
+  if (isVerbose())
+    llvm::errs() << "cgc cuda: @" << definition.getSymName() << ": convolution pair kernel "
+                 << formatTime(times[0]) << " ms, the convolutions apart ("
+                 << getFusedConvolutionPathName(first->path) << ", "
+                 << getFusedConvolutionPathName(second->path) << ") " << formatTime(times[1])
+                 << " ms\n";
+  if (times[1] && (!times[0] || *times[1] < *times[0]))
+    return llvm::Expected<Kernel>(std::move(apart));
+  return pair;
 }
 
 } // namespace

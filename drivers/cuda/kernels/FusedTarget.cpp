@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvolutionPair.h"
 #include "FusedSupport.h"
 
 #include <cstdlib>
@@ -49,12 +50,10 @@ constexpr drivers::PatternSource kPatternFiles[] = {
     },
 };
 
-/// Whether CGC_CUDA_CONVOLUTION_PAIR asks for the convolution pair pattern
-/// (off by default: on an H100 its kernel is slower than the two
-/// convolutions apart).
+/// Whether the convolution pair pattern is declared: unless
+/// CGC_CUDA_CONVOLUTION_PAIR is 0.
 bool isConvolutionPairDeclared() {
-  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_PAIR");
-  return value && std::string_view(value) == "1";
+  return getConvolutionPairMode() != ConvolutionPairMode::Off;
 }
 
 /// Whether one fused kernel implements `subgraph` whole (checked without a

@@ -7,8 +7,9 @@
 // few images, a row count that leaves the last tile partly empty, a first
 // chain without residual, per-channel operands in both chains and a clip;
 // in float16 and bfloat16. On a device each case runs as the driver builds
-// it, directly and through graph capture; without one, each case compiles,
-// and the refusals are checked.
+// it (the kernel or the two convolutions apart, whichever it timed
+// faster) and as the kernel alone, directly and through graph capture;
+// without one, each case compiles, and the refusals are checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,8 @@
 #include "drivers/cuda/kernels/ConvolutionPair.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 
 using namespace cgc::cuda;
@@ -87,17 +90,17 @@ DefinitionCase makePairDefinition(const PairCase &pair, DType dtype) {
       }
   DefinitionText text(pair.name + "_" + dtypeName(dtype), arguments);
   std::string window = "{end_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
-                       "], start_padding = [" + std::to_string(pad) + ", " +
-                       std::to_string(pad) + "], strides = [1, 1]}";
+                       "], start_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
+                       "], strides = [1, 1]}";
   auto convolution = [&](const std::string &prefix, TypedValue input, const TypedValue &weight,
                          const Dims &weightShape, const TypedValue &bias, const Dims &outNhwc) {
-    TypedValue it = text.layer("%" + prefix + "xt", "cgc_op.transpose", {input},
-                               tensorType(toNchw(input.type == arguments[0].type ? x : yNhwc),
-                                          dtype),
-                               "{permutation = [0, 3, 1, 2]}");
-    TypedValue wt = text.layer("%" + prefix + "wt", "cgc_op.transpose", {weight},
-                               tensorType(toNchw(weightShape), dtype),
-                               "{permutation = [0, 3, 1, 2]}");
+    TypedValue it =
+        text.layer("%" + prefix + "xt", "cgc_op.transpose", {input},
+                   tensorType(toNchw(input.type == arguments[0].type ? x : yNhwc), dtype),
+                   "{permutation = [0, 3, 1, 2]}");
+    TypedValue wt =
+        text.layer("%" + prefix + "wt", "cgc_op.transpose", {weight},
+                   tensorType(toNchw(weightShape), dtype), "{permutation = [0, 3, 1, 2]}");
     TypedValue conv = text.layer("%" + prefix + "conv", "cgc_op.convolution", {it, wt, bias},
                                  tensorType(toNchw(outNhwc), dtype), window);
     return text.layer("%" + prefix + "y", "cgc_op.transpose", {conv}, tensorType(outNhwc, dtype),
@@ -117,8 +120,8 @@ std::vector<PairCase> pairCases() {
   };
   Dims join56 = {1, 56, 56, 64};
   PairCase stage1{"pair_join_56", join56, 256, 64, {residual(join56, 256), kRelu}, {kRelu}};
-  PairCase transition{"pair_into_stage2", {1, 56, 56, 64}, 256, 128,
-                      {residual(join56, 256), kRelu}, {kRelu}};
+  PairCase transition{
+      "pair_into_stage2", {1, 56, 56, 64}, 256, 128, {residual(join56, 256), kRelu}, {kRelu}};
   Dims join28 = {2, 28, 28, 128};
   PairCase stage2{"pair_join_28", join28, 512, 128, {residual(join28, 512), kRelu}, {kRelu}};
   // 3 × 7 × 9 = 189 rows: the second tile has 61.
@@ -150,28 +153,60 @@ TEST_F(FusedConvolutionPairNhwcTest, FamilyIsThePair) {
   expectFusedFamily(pairDefinitions().front(), "convolution pair");
 }
 
-/// The driver declares the pattern only with CGC_CUDA_CONVOLUTION_PAIR=1
-/// (its kernel is slower than the convolutions apart on an H100); the
-/// family runs a matched pair either way.
-TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredOnRequest) {
+/// Sets CGC_CUDA_CONVOLUTION_PAIR for a scope (unset for std::nullopt),
+/// then restores it.
+class ScopedPairMode {
+public:
+  explicit ScopedPairMode(std::optional<std::string> value) {
+    if (const char *before = std::getenv(kName))
+      saved = before;
+    if (value)
+      ::setenv(kName, value->c_str(), 1);
+    else
+      ::unsetenv(kName);
+  }
+  ~ScopedPairMode() {
+    if (saved)
+      ::setenv(kName, saved->c_str(), 1);
+    else
+      ::unsetenv(kName);
+  }
+
+private:
+  static constexpr const char *kName = "CGC_CUDA_CONVOLUTION_PAIR";
+  std::optional<std::string> saved;
+};
+
+/// The driver declares the pattern unless CGC_CUDA_CONVOLUTION_PAIR is 0.
+TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredUnlessOff) {
   auto declaresPair = [] {
     for (const cgc::drivers::PatternSource &source : getFusedTarget().patterns)
       if (std::string_view(source.name) == "patterns/convolution-pair.mlir")
         return true;
     return false;
   };
-  const char *before = std::getenv("CGC_CUDA_CONVOLUTION_PAIR");
-  std::string saved = before ? before : "";
-  ::unsetenv("CGC_CUDA_CONVOLUTION_PAIR");
-  EXPECT_FALSE(declaresPair());
-  ::setenv("CGC_CUDA_CONVOLUTION_PAIR", "0", 1);
-  EXPECT_FALSE(declaresPair());
-  ::setenv("CGC_CUDA_CONVOLUTION_PAIR", "1", 1);
-  EXPECT_TRUE(declaresPair());
-  if (before)
-    ::setenv("CGC_CUDA_CONVOLUTION_PAIR", saved.c_str(), 1);
-  else
-    ::unsetenv("CGC_CUDA_CONVOLUTION_PAIR");
+  {
+    ScopedPairMode mode(std::nullopt);
+    EXPECT_TRUE(declaresPair());
+  }
+  {
+    ScopedPairMode mode(std::string("0"));
+    EXPECT_FALSE(declaresPair());
+  }
+  for (const char *value : {"1", "kernel"}) {
+    ScopedPairMode mode(std::string{value});
+    EXPECT_TRUE(declaresPair()) << value;
+  }
+}
+
+/// The generated kernel itself on every case (CGC_CUDA_CONVOLUTION_PAIR=
+/// kernel: no timing against the convolutions apart, which the driver's
+/// default, ConvolutionPairMatchesCpu, may keep instead).
+TEST_F(FusedConvolutionPairNhwcTest, PairKernelMatchesCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  ScopedPairMode mode(std::string("kernel"));
+  for (const DefinitionCase &definitionCase : pairDefinitions())
+    expectFusedMatchesCpu(definitionCase);
 }
 
 /// Without a device every case compiles, one module per case.
