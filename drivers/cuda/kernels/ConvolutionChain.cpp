@@ -417,6 +417,14 @@ Shape getBiasShape(int64_t channels, size_t rank, bool channelsLast) {
   return shape;
 }
 
+std::string getEpilogueFunction(llvm::StringRef name, llvm::StringRef statements,
+                                size_t operands) {
+  std::string text = ("CGC_DEVICE float " + name + "(float v").str();
+  for (size_t index = 0; index < operands; ++index)
+    text += ", float x" + std::to_string(index + 1);
+  return text + ") {\n  " + statements.str() + "\n  return v;\n}\n";
+}
+
 llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionOp definition,
                                                            const FusedConvolutionShape &shape,
                                                            const EpilogueStart &start) {

@@ -178,6 +178,12 @@ llvm::Expected<ConvolutionEpilogue> getConvolutionEpilogue(FunctionalDefinitionO
                                                            const FusedConvolutionShape &shape,
                                                            const EpilogueStart &start = {});
 
+/// Epilogue statements as a device function of generated source,
+/// `CGC_DEVICE float name(float v, float x1, ..., float x<operands>)`,
+/// returning `v` after them.
+std::string getEpilogueFunction(llvm::StringRef name, llvm::StringRef statements,
+                                size_t operands);
+
 /// The epilogue as one generated kernel over the output, in place: it
 /// reads the convolution's result back from the output (x0), applies the
 /// epilogue and stores the chain's result where it read.

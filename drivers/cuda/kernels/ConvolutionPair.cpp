@@ -47,26 +47,6 @@ struct PairOperand {
   int64_t stride = 1;
 };
 
-struct ConvolutionPairSpec {
-  DType dtype = DType::F16;
-  int64_t rows = 0, channels = 0, middle = 0, outChannels = 0;
-  std::string firstStatements, secondStatements;
-  llvm::SmallVector<PairOperand, 4> firstOperands, secondOperands;
-  /// A warp's rows in 16-row MMA tiles: 8 warps in a 4 × 2 grid take two
-  /// each (16 warps taking one were 4–6% slower on an H100: each of them
-  /// reads the weights' fragments for half as many rows).
-  int rowTiles = 2;
-  bool hasResidual() const {
-    return llvm::any_of(firstOperands, [](const PairOperand &o) { return !o.perChannel; });
-  }
-};
-
-/// The block's threads: two columns of warps, each warp 16 · rowTiles of
-/// a tile's rows.
-unsigned getThreads(const ConvolutionPairSpec &spec) {
-  return static_cast<unsigned>(kRows / (16 * spec.rowTiles) * 64);
-}
-
 /// Shared-memory layout, in 16-bit elements.
 struct PairLayout {
   int64_t xStride = 0, chunkStride = kChunk + kPad, firstWeightStride = 0;
@@ -85,6 +65,28 @@ struct PairLayout {
   /// resident weights, the per-channel operands.
   int64_t getBytes() const { return (2 * x + stages * stage + y + weights + channels) * 2; }
 };
+
+struct ConvolutionPairSpec {
+  DType dtype = DType::F16;
+  int64_t rows = 0, channels = 0, middle = 0, outChannels = 0;
+  std::string firstStatements, secondStatements;
+  llvm::SmallVector<PairOperand, 4> firstOperands, secondOperands;
+  /// A warp's rows in 16-row MMA tiles: 8 warps in a 4 × 2 grid take two
+  /// each (16 warps taking one were 4–6% slower on an H100: each of them
+  /// reads the weights' fragments for half as many rows).
+  int rowTiles = 2;
+  /// Its shared memory (getLayout, once the rest is read).
+  PairLayout layout;
+  bool hasResidual() const {
+    return llvm::any_of(firstOperands, [](const PairOperand &o) { return !o.perChannel; });
+  }
+};
+
+/// The block's threads: two columns of warps, each warp 16 · rowTiles of
+/// a tile's rows.
+unsigned getThreads(const ConvolutionPairSpec &spec) {
+  return static_cast<unsigned>(kRows / (16 * spec.rowTiles) * 64);
+}
 
 PairLayout getLayout(const ConvolutionPairSpec &spec) {
   PairLayout layout;
@@ -120,15 +122,6 @@ PairLayout getLayout(const ConvolutionPairSpec &spec) {
     }
   }
   return layout;
-}
-
-/// The chain applied to one element, as `name(v, x1, ...)`.
-void writeChain(llvm::raw_ostream &os, const char *name, const std::string &statements,
-                size_t operands) {
-  os << "CGC_DEVICE float " << name << "(float v";
-  for (size_t index = 0; index < operands; ++index)
-    os << ", float x" << index + 1;
-  os << ") {\n  " << statements << "\n  return v;\n}\n";
 }
 
 /// The arguments of a chain call for element l of a thread's pair in
@@ -210,7 +203,7 @@ void writePieces(llvm::raw_ostream &os, const std::string &count, const std::str
 }
 
 std::string generateSource(const ConvolutionPairSpec &spec) {
-  PairLayout layout = getLayout(spec);
+  const PairLayout &layout = spec.layout;
   std::string source = getDevicePreamble();
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype);
@@ -230,8 +223,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "constexpr int kStages = " << layout.stages << ";\n"
      // Z's columns per warp in the second product, in 8-column tiles.
      << "constexpr int kSecondTiles = kN / 16;\n";
-  writeChain(os, "cgc_first_chain", spec.firstStatements, spec.firstOperands.size());
-  writeChain(os, "cgc_second_chain", spec.secondStatements, spec.secondOperands.size());
+  os << getEpilogueFunction("cgc_first_chain", spec.firstStatements, spec.firstOperands.size())
+     << getEpilogueFunction("cgc_second_chain", spec.secondStatements,
+                            spec.secondOperands.size());
   std::string storage = getStorageType(spec.dtype);
 
   // One step's copies: the residual's and the weights' chunk, and with
@@ -568,7 +562,8 @@ std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
       std::numeric_limits<int32_t>::max())
     return std::string(
         "its tensors have more than 2^31 elements (the kernel's offsets are 32-bit)");
-  if (getLayout(spec).getBytes() > kMaxSharedBytes)
+  spec.layout = getLayout(spec);
+  if (spec.layout.getBytes() > kMaxSharedBytes)
     return std::string("its shared memory exceeds the kernel's limit");
   return std::nullopt;
 }
@@ -600,8 +595,7 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
       context.getFunction(shape.first.conv, generateSource(spec), "cgc_convolution_pair");
   if (!function)
     return makeFusedError(definition, kConvolutionPairFamily, llvm::toString(function.takeError()));
-  size_t sharedBytes =
-      static_cast<size_t>(getLayout(spec).getBytes());
+  size_t sharedBytes = static_cast<size_t>(spec.layout.getBytes());
   if (std::optional<llvm::Error> refused = allowSharedMemory(
           definition, context, *function, sharedBytes, "the convolution pair kernel"))
     return std::move(*refused);

@@ -313,13 +313,7 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
 
   size_t operandCount = spec.channelStrides.size();
   std::string storage = getStorageType(spec.dtype);
-  os << "CGC_DEVICE float cgc_epilogue(float v";
-  for (size_t index = 0; index < operandCount; ++index)
-    os << ", float x" << index + 1;
-  os << ") {\n"
-     << "  " << spec.statements << "\n"
-     << "  return v;\n"
-     << "}\n";
+  os << getEpilogueFunction("cgc_epilogue", spec.statements, operandCount);
 
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads
      << ", 2) cgc_convolution_pool(const unsigned short *__restrict__ input, "

@@ -297,13 +297,7 @@ static std::string generateSource(const ImplicitGemmSpec &spec) {
     const std::array<int64_t, 4> &strides = spec.operandStrides[index];
     return strides[0] == 0 && strides[1] == 0 && strides[2] == 0;
   };
-  os << "CGC_DEVICE float cgc_epilogue(float v";
-  for (size_t index = 0; index < operandCount; ++index)
-    os << ", float x" << index + 1;
-  os << ") {\n";
-  os << "  " << spec.statements << "\n"
-     << "  return v;\n"
-     << "}\n";
+  os << getEpilogueFunction("cgc_epilogue", spec.statements, operandCount);
 
   os << "extern \"C\" __global__ void __launch_bounds__(" << kThreads
      << ", 2) cgc_implicit_gemm(const unsigned short *__restrict__ input, "
