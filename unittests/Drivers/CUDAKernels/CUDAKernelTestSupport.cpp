@@ -20,6 +20,23 @@
 
 namespace cgc::cuda::test {
 
+ScopedEnvironment::ScopedEnvironment(const char *name, std::optional<std::string> value)
+    : name(name) {
+  if (const char *before = std::getenv(name))
+    saved = before;
+  if (value)
+    ::setenv(name, value->c_str(), 1);
+  else
+    ::unsetenv(name);
+}
+
+ScopedEnvironment::~ScopedEnvironment() {
+  if (saved)
+    ::setenv(name, saved->c_str(), 1);
+  else
+    ::unsetenv(name);
+}
+
 //===----------------------------------------------------------------------===//
 // Element types
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +32,21 @@
 namespace cgc::cuda::test {
 
 using Dims = std::vector<int64_t>;
+
+/// Sets environment variable `name` to `value` (unsets it for
+/// std::nullopt) for a scope, then restores what it was: the drivers read
+/// their CGC_CUDA_* choices from the environment.
+class ScopedEnvironment {
+public:
+  ScopedEnvironment(const char *name, std::optional<std::string> value);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
+
+private:
+  const char *name;
+  std::optional<std::string> saved;
+};
 
 /// The IR name of a DType ("float32", ...).
 std::string dtypeName(DType dtype);

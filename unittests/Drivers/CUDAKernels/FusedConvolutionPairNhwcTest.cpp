@@ -153,29 +153,8 @@ TEST_F(FusedConvolutionPairNhwcTest, FamilyIsThePair) {
   expectFusedFamily(pairDefinitions().front(), "convolution pair");
 }
 
-/// Sets CGC_CUDA_CONVOLUTION_PAIR for a scope (unset for std::nullopt),
-/// then restores it.
-class ScopedPairMode {
-public:
-  explicit ScopedPairMode(std::optional<std::string> value) {
-    if (const char *before = std::getenv(kName))
-      saved = before;
-    if (value)
-      ::setenv(kName, value->c_str(), 1);
-    else
-      ::unsetenv(kName);
-  }
-  ~ScopedPairMode() {
-    if (saved)
-      ::setenv(kName, saved->c_str(), 1);
-    else
-      ::unsetenv(kName);
-  }
-
-private:
-  static constexpr const char *kName = "CGC_CUDA_CONVOLUTION_PAIR";
-  std::optional<std::string> saved;
-};
+/// What the driver reads for the pattern and the kernel's choice.
+constexpr const char *kPairMode = "CGC_CUDA_CONVOLUTION_PAIR";
 
 /// The driver declares the pattern unless CGC_CUDA_CONVOLUTION_PAIR is 0.
 TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredUnlessOff) {
@@ -186,15 +165,15 @@ TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredUnlessOff) {
     return false;
   };
   {
-    ScopedPairMode mode(std::nullopt);
+    ScopedEnvironment mode(kPairMode, std::nullopt);
     EXPECT_TRUE(declaresPair());
   }
   {
-    ScopedPairMode mode(std::string("0"));
+    ScopedEnvironment mode(kPairMode, "0");
     EXPECT_FALSE(declaresPair());
   }
   for (const char *value : {"1", "kernel"}) {
-    ScopedPairMode mode(std::string{value});
+    ScopedEnvironment mode(kPairMode, value);
     EXPECT_TRUE(declaresPair()) << value;
   }
 }
@@ -204,7 +183,7 @@ TEST_F(FusedConvolutionPairNhwcTest, PatternDeclaredUnlessOff) {
 /// default, ConvolutionPairMatchesCpu, may keep instead).
 TEST_F(FusedConvolutionPairNhwcTest, PairKernelMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  ScopedPairMode mode(std::string("kernel"));
+  ScopedEnvironment mode(kPairMode, "kernel");
   for (const DefinitionCase &definitionCase : pairDefinitions())
     expectFusedMatchesCpu(definitionCase);
 }

@@ -574,12 +574,8 @@ TEST_F(FusedMatmulTest, EpilogueSplitsBetweenCublasLtAndOneGeneratedKernel) {
 // The cuDNN graph of a product with an exact GELU
 //===----------------------------------------------------------------------===//
 
-/// Sets CGC_CUDA_MATMUL for the scope.
-class ForcedMatmulPath {
-public:
-  explicit ForcedMatmulPath(const char *path) { setenv("CGC_CUDA_MATMUL", path, 1); }
-  ~ForcedMatmulPath() { unsetenv("CGC_CUDA_MATMUL"); }
-};
+/// Forces the product's path (for a ScopedEnvironment's scope).
+constexpr const char *kMatmulPath = "CGC_CUDA_MATMUL";
 
 /// The products with a bias (or none) and an exact GELU that the graph
 /// runs: BERT's feed-forward, ViT's token count, a batch of rows that
@@ -601,7 +597,7 @@ std::vector<DefinitionCase> geluGraphCases() {
 
 TEST_F(FusedMatmulTest, ExactGeluGraphMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  ForcedMatmulPath forced("graph");
+  ScopedEnvironment forced(kMatmulPath, "graph");
   for (const DefinitionCase &definitionCase : geluGraphCases())
     expectFusedMatchesCpu(definitionCase);
 }
@@ -614,7 +610,7 @@ TEST_F(FusedMatmulTest, ForcedGraphNamesWhatItTakes) {
   std::string relu = l.builder.layer("cgc_op.relu", {l.biased}, {2, 8, 8});
   DefinitionCase relued = l.builder.finish("relu", relu);
   {
-    ForcedMatmulPath forced("graph");
+    ScopedEnvironment forced(kMatmulPath, "graph");
     FunctionalDefinitionOp definition = buildDefinition(relued);
     ASSERT_TRUE(definition);
     KernelContext *context = getDeviceContext();
@@ -628,7 +624,7 @@ TEST_F(FusedMatmulTest, ForcedGraphNamesWhatItTakes) {
               std::string::npos)
         << message;
   }
-  ForcedMatmulPath forced("library");
+  ScopedEnvironment forced(kMatmulPath, "library");
   for (const DefinitionCase &definitionCase : geluGraphCases())
     expectFusedMatchesCpu(definitionCase);
 }
@@ -639,12 +635,8 @@ TEST_F(FusedMatmulTest, ForcedGraphNamesWhatItTakes) {
 
 namespace {
 
-/// Sets CGC_CUDA_WGMMA_TILE for the scope.
-class ForcedWgmmaTile {
-public:
-  explicit ForcedWgmmaTile(const char *tile) { setenv("CGC_CUDA_WGMMA_TILE", tile, 1); }
-  ~ForcedWgmmaTile() { unsetenv("CGC_CUDA_WGMMA_TILE"); }
-};
+/// Forces the Hopper GEMM's tile (for a ScopedEnvironment's scope).
+constexpr const char *kWgmmaTile = "CGC_CUDA_WGMMA_TILE";
 
 } // namespace
 
@@ -663,10 +655,10 @@ TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
     std::string gelu = l.builder.layer("cgc_op.gelu", {l.biased}, {1, 2560, 2048});
     cases.push_back(l.builder.finish("gelu_wgmma_many_tiles", gelu));
   }
-  ForcedMatmulPath forced("wgmma");
+  ScopedEnvironment forced(kMatmulPath, "wgmma");
   for (const char *tile : {"128x3", "128x4"}) {
     SCOPED_TRACE(tile);
-    ForcedWgmmaTile only(tile);
+    ScopedEnvironment only(kWgmmaTile, tile);
     for (const DefinitionCase &definitionCase : cases)
       expectFusedMatchesCpu(definitionCase);
   }
@@ -690,7 +682,7 @@ TEST_F(FusedMatmulTest, ForcedHopperGemmNamesWhatItTakes) {
       return std::string();
     return llvm::toString(kernel->takeError());
   };
-  ForcedMatmulPath forced("wgmma");
+  ScopedEnvironment forced(kMatmulPath, "wgmma");
   Linear l = linear(DType::F16, {2, 8, 16}, 8);
   std::string relu = l.builder.layer("cgc_op.relu", {l.biased}, {2, 8, 8});
   std::string message = buildMessage(l.builder.finish("relu", relu));
@@ -707,7 +699,7 @@ TEST_F(FusedMatmulTest, ForcedHopperGemmNamesWhatItTakes) {
     EXPECT_NE(message.find("needs compute capability 9.0"), std::string::npos) << message;
     return;
   }
-  ForcedWgmmaTile unknown("64x2");
+  ScopedEnvironment unknown(kWgmmaTile, "64x2");
   message = buildMessage(geluCase);
   EXPECT_NE(message.find("CGC_CUDA_WGMMA_TILE=64x2 names no tile of the Hopper GEMM"),
             std::string::npos)
