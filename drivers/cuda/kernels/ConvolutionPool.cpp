@@ -30,7 +30,16 @@
 //      groups swizzled by the pixel, so that a warp's stores miss no bank
 //      twice);
 //   5. after a barrier, the block pools the output row from the ring, 8
-//      channels a thread, NaN propagating (max.NaN on pairs), and stores it.
+//      channels a thread, NaN propagating (max.NaN on pairs), the window's
+//      rows and columns clamped into the result instead of tested, and
+//      stores it.
+//
+// Shared-memory addresses a lane uses often (its ldmatrix row of the
+// weights, its ring pixel, the pool's window rows) are computed once as
+// 32-bit addresses, literal offsets and exclusive ors added to them: on an
+// H100, ResNet-50's first layer at batch 256 went from 1,070 to 766
+// instructions a tile of 32 pixels (384 -> 335 µs) with those and a relu
+// of one instruction.
 //
 // Blocks per image: the fewest that still give every resident block slot
 // (two a multiprocessor) work; at batch 256 a block takes a whole image.
@@ -75,12 +84,18 @@ struct ConvolutionPoolLayout {
   int64_t stageRows = 0;
   int64_t warps = 0;
 
+  /// Where the ring starts (elements): past the weights and the band, on a
+  /// 128-byte boundary, so that a pixel's swizzled channel groups are its
+  /// address's bits (an exclusive or instead of an add).
+  int64_t getRingStart() const {
+    return roundUp(weightRows * weightStride + bandRows * rowStride, 64);
+  }
+
   /// The elements of weights, band, ring and staging area; `operands`
   /// per-channel floats (two elements each) follow.
   int64_t getSharedElements(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool,
                             int64_t operands) const {
-    return weightRows * weightStride + bandRows * rowStride +
-           pool.kernel[0] * g.outWidth * g.outChannels +
+    return getRingStart() + pool.kernel[0] * g.outWidth * g.outChannels +
            roundUp(stageRows * g.width * g.channels, 8) + 2 * operands * g.outChannels;
   }
 };
@@ -140,9 +155,8 @@ void writeStepLoads(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec, int6
   bool masksLast = layout.octets * kOctet > g.kernelWidth * g.channels;
   std::string a = "a", w = "w";
   for (int64_t group = 0; group < groups; ++group)
-    os << "      cgc_load_matrices(" << w << "[" << group << "], b + (" << group * 16
-       << " + (lane & 7) + ((lane >> 4) << 3)) * kBStride + " << step * 16
-       << " + ((lane >> 3) & 1) * 8);\n";
+    os << "      cgc_load_matrices(" << w << "[" << group << "], bLane + "
+       << 2 * (group * 16 * layout.weightStride + step * 16) << "u);\n";
   for (int64_t half = 0; half < 2; ++half) {
     int64_t octet = 2 * step + half;
     for (int64_t m = 0; m < 2; ++m)
@@ -223,13 +237,28 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "constexpr int kOctets = " << layout.octets << ", kDepth = " << layout.steps * 16
      << ", kBRows = " << layout.weightRows << ", kBStride = " << layout.weightStride << ";\n"
      << "constexpr int kRowStart = " << layout.rowStart << ", kRowStride = " << layout.rowStride
-     << ", kBandRows = " << layout.bandRows << ";\n"
+     << ", kBandRows = " << layout.bandRows << ", kRingStart = " << layout.getRingStart() << ";\n"
      << "constexpr int kVectors = " << vectors << ", kSwizzle = " << swizzle << ";\n"
      << "constexpr int kChunksPerRow = " << chunksPerRow << ", kStageElements = "
      << roundUp(layout.stageRows * rowElements, 8) << ";\n";
 
   os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
      << "  return *(const unsigned int *)at;\n"
+     << "}\n"
+     << "CGC_DEVICE void cgc_store_word(unsigned int address, unsigned int value) {\n"
+     << "  asm volatile(\"st.shared.b32 [%0], %1;\\n\" :: \"r\"(address), \"r\"(value) : "
+        "\"memory\");\n"
+     << "}\n"
+     << "CGC_DEVICE uint4 cgc_load_quad(unsigned int address) {\n"
+     << "  uint4 q;\n"
+     << "  asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\\n\" : \"=r\"(q.x), "
+        "\"=r\"(q.y), \"=r\"(q.z), \"=r\"(q.w) : \"r\"(address) : \"memory\");\n"
+     << "  return q;\n"
+     << "}\n"
+     // One 16-byte store (a uint4 assignment came out as four).
+     << "CGC_DEVICE void cgc_store_quad(unsigned short *to, uint4 q) {\n"
+     << "  asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"l\"(to), "
+        "\"r\"(q.x), \"r\"(q.y), \"r\"(q.z), \"r\"(q.w) : \"memory\");\n"
      << "}\n"
      << "CGC_DEVICE unsigned int cgc_max_pair(unsigned int a, unsigned int b) {\n"
      << "  unsigned int d;\n"
@@ -261,12 +290,14 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
     // rows start one past a 16-byte boundary.
     os << "CGC_DEVICE void cgc_fetch_band(unsigned short *stage, const unsigned short *in, int "
           "bandTop, int rows) {\n"
+       // The band's rows are consecutive in the image: chunk u lies at
+       // bandTop's row + 8u, inside it for u in [first, end).
+       << "  const int first = max(0, -bandTop) * kChunksPerRow;\n"
+       << "  const int end = min(rows, kH - bandTop) * kChunksPerRow;\n"
+       << "  const unsigned short *from = in + bandTop * kRowElements;\n"
        << "  for (int u = threadIdx.x; u < rows * kChunksPerRow; u += kThreads) {\n"
-       << "    const int row = u / kChunksPerRow, chunk = u - row * kChunksPerRow;\n"
-       << "    const int y = bandTop + row;\n"
-       << "    const bool inside = (unsigned)y < (unsigned)kH;\n"
-       << "    cgc_copy_async(stage + u * 8, in + (inside ? y * kRowElements + chunk * 8 : 0), "
-          "inside ? 16u : 0u);\n"
+       << "    const bool inside = u >= first && u < end;\n"
+       << "    cgc_copy_async(stage + u * 8, inside ? from + u * 8 : in, inside ? 16u : 0u);\n"
        << "  }\n"
        << "}\n"
        << "CGC_DEVICE void cgc_put_chunk(unsigned short *band, int row, int chunk, uint4 q, "
@@ -322,10 +353,11 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
     os << "const " << storage << " *__restrict__ operand" << operand + 1 << ", ";
   os << "unsigned short *__restrict__ output, int rowsPerBlock, int blocksPerImage, int vector, "
         "int aligned) {\n"
-     << "  extern __shared__ __align__(16) unsigned short shared[];\n"
+     << "  extern __shared__ __align__(128) unsigned short shared[];\n"
      << "  unsigned short *b = shared;\n"
      << "  unsigned short *band = b + kBRows * kBStride;\n"
-     << "  unsigned short *ring = band + kBandRows * kRowStride;\n"
+     << "  unsigned short *ring = shared + kRingStart;\n"
+     << "  const unsigned int ringAddress = cgc_shared_address(ring);\n"
      << "  unsigned short *stage = ring + kPoolKH * kQ * kK;\n"
      << "  float *channels = (float *)(stage + kStageElements);\n"
      << "  (void)stage;\n"
@@ -345,7 +377,11 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  const int lastElement = (kOctets - 1) * 8 + 2 * t;\n"
      << "  const unsigned int lastMask = (lastElement < kWindowRow ? 0xffffu : 0u) |\n"
      << "                                (lastElement + 1 < kWindowRow ? 0xffff0000u : 0u);\n"
-     << "  (void)lastMask;\n";
+     << "  (void)lastMask;\n"
+     // The lane's ldmatrix row of the weights: a step's and a group's
+     // matrices lie at literal offsets from it.
+     << "  const unsigned int bLane = cgc_shared_address(b + ((lane & 7) + ((lane >> 4) << 3)) * "
+        "kBStride + ((lane >> 3) & 1) * 8);\n";
   // Per-channel operands, as floats in shared memory (registers would
   // spill beside the sums).
   for (size_t index = 0; index < operandCount; ++index) {
@@ -415,8 +451,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "          if (i >= pixels)\n"
      << "            continue;\n"
      << "          const int row = i / kQ, x = i - row * kQ;\n"
-     << "          unsigned short *to = ring + (((y0 + row) % kPoolKH) * kQ + x) * kK + 2 * t;\n"
-     << "          const int swizzle = (x & kSwizzle) << 3;\n"
+     << "          const unsigned int to = cgc_shared_address(ring + (((y0 + row) % kPoolKH) * kQ "
+        "+ x) * kK + 2 * t) ^ ((x & kSwizzle) << 4);\n"
      << "#pragma unroll\n"
      << "          for (int n = 0; n < kVectors; ++n) {\n";
   for (size_t index = 0; index < operandCount; ++index)
@@ -432,7 +468,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
   // One conversion of the pair, rounding to nearest even as the
   // element-type stores do (a NaN may come out with another payload).
   os << ");\n"
-     << "            *(unsigned int *)(to + ((n << 3) ^ swizzle)) = cgc_pack(low, high);\n"
+     << "            cgc_store_word(" << (swizzle ? "to ^ (n << 4)" : "to + (n << 4)")
+     << ", cgc_pack(low, high));\n"
      << "          }\n"
      << "        }\n"
      << "    }\n"
@@ -447,33 +484,41 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
        << "      cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
   else
     os << "    cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
+  // The window's rows and columns clamped into the convolution's result:
+  // a clamped index is one of the window's own (every window meets the
+  // result, getConvolutionPoolRefusal), and a maximum taken twice is the
+  // same, so no test per element. Addresses are the ring's shared-memory
+  // ones, a row's part and a column's part added.
   os << "    const int top = r * kPoolSH - kPoolPadTop;\n"
+     << "    unsigned int rowAddress[kPoolKH];\n"
+     << "#pragma unroll\n"
+     << "    for (int dy = 0; dy < kPoolKH; ++dy)\n"
+     << "      rowAddress[dy] = ringAddress + (min(max(top + dy, 0), kP - 1) % kPoolKH) * (kQ * "
+        "kK * 2);\n"
      << "    for (int u = thread; u < kPW * kVectors; u += kThreads) {\n"
      << "      const int px = u / kVectors, v = u - px * kVectors;\n"
      << "      const int left = px * kPoolSW - kPoolPadLeft;\n"
+     << "      unsigned int columnOffset[kPoolKW];\n"
+     << "#pragma unroll\n"
+     << "      for (int dx = 0; dx < kPoolKW; ++dx) {\n"
+     << "        const int x = min(max(left + dx, 0), kQ - 1);\n"
+     << "        columnOffset[dx] = x * (kK * 2) + ((v ^ (x & kSwizzle)) << 4);\n"
+     << "      }\n"
      << "      uint4 best = make_uint4(" << negativeInfinity << ", " << negativeInfinity << ", "
      << negativeInfinity << ", " << negativeInfinity << ");\n"
      << "#pragma unroll\n"
-     << "      for (int dy = 0; dy < kPoolKH; ++dy) {\n"
-     << "        const int y = top + dy;\n"
-     << "        if ((unsigned)y >= (unsigned)kP)\n"
-     << "          continue;\n"
+     << "      for (int dy = 0; dy < kPoolKH; ++dy)\n"
      << "#pragma unroll\n"
      << "        for (int dx = 0; dx < kPoolKW; ++dx) {\n"
-     << "          const int x = left + dx;\n"
-     << "          if ((unsigned)x >= (unsigned)kQ)\n"
-     << "            continue;\n"
-     << "          const uint4 value = *(const uint4 *)(ring + ((y % kPoolKH) * kQ + x) * kK + "
-        "((v ^ (x & kSwizzle)) << 3));\n"
+     << "          const uint4 value = cgc_load_quad(rowAddress[dy] + columnOffset[dx]);\n"
      << "          best.x = cgc_max_pair(best.x, value.x);\n"
      << "          best.y = cgc_max_pair(best.y, value.y);\n"
      << "          best.z = cgc_max_pair(best.z, value.z);\n"
      << "          best.w = cgc_max_pair(best.w, value.w);\n"
      << "        }\n"
-     << "      }\n"
      << "      unsigned short *to = out + (r * kPW + px) * kK + v * 8;\n"
      << "      if (aligned) {\n"
-     << "        *(uint4 *)to = best;\n"
+     << "        cgc_store_quad(to, best);\n"
      << "      } else {\n"
      << "        const unsigned int words[4] = {best.x, best.y, best.z, best.w};\n"
      << "#pragma unroll\n"
@@ -538,6 +583,16 @@ std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape
              " (it takes windows of at most 3×3, undilated, strides at most the window, start "
              "padding less than it)";
   }
+  // Ceil mode's sizes drop a last window that would start in the padding
+  // (as PyTorch's do); a pool whose sizes keep one is refused, not pooled
+  // from a clamped row.
+  int64_t convolutionSizes[2] = {g.outHeight, g.outWidth};
+  int64_t poolSizes[2] = {pool.outHeight, pool.outWidth};
+  for (int dimension = 0; dimension < 2; ++dimension)
+    if ((poolSizes[dimension] - 1) * pool.strides[dimension] - pool.startPadding[dimension] >=
+        convolutionSizes[dimension])
+      return "a max pool whose last window along dimension " + std::to_string(dimension + 2) +
+             " lies in the padding (it takes windows that meet the convolution's result)";
   ConvolutionPoolLayout layout = getLayout(g, pool);
   int64_t operands = 0;
   for (const ChainStep &step : shape.steps)

@@ -39,7 +39,8 @@ constexpr int64_t kConvolutionPoolMaxSharedBytes = 96 * 1024;
 /// apart along a row (stride × channels even), a multiple of 8 output
 /// channels up to 64, a chain whose other operands vary along channels
 /// only; a max pool of at most 3×3, undilated, strides at most its window,
-/// padding less than its window; and shared memory for the weights, a band
+/// padding less than its window, every window meeting the convolution's
+/// result (ceil mode's last window may not); and shared memory for the weights, a band
 /// of input rows, a ring of the pool's window of convolution rows, a
 /// staging area for the next band and the per-channel operands within
 /// kConvolutionPoolMaxSharedBytes. The device needs compute

@@ -133,6 +133,16 @@ template <typename T> CGC_DEVICE T cgc_clip(T x, T low, T high) {
   x = x < low ? low : x;
   return x > high ? high : x;
 }
+// Relu: below zero gives zero, NaN stays NaN.
+template <typename T> CGC_DEVICE T cgc_relu(T x) { return x < (T)0 ? (T)0 : x; }
+#if __CUDA_ARCH__ >= 800
+// One instruction instead of a compare and a select (max.NaN; -0 gives +0).
+CGC_DEVICE float cgc_relu(float x) {
+  float y;
+  asm("max.NaN.f32 %0, %1, 0f00000000;" : "=f"(y) : "f"(x));
+  return y;
+}
+#endif
 // Exact (erf) GELU for float16 and bfloat16 storage, in float32: Φ's
 // 1 + erf(x/√2) is 2 - q or q with q = erfc(|x|/√2) from Abramowitz and
 // Stegun's 7.1.26 (|error| <= 1.5e-7; an approximate reciprocal and ex2),
@@ -262,6 +272,14 @@ CGC_DEVICE void cgc_load_matrices(unsigned int (&r)[4], const unsigned short *ro
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(cgc_shared_address(row))
+               : "memory");
+}
+// The same from a shared-memory address (cgc_shared_address), so that a
+// lane's base address plus literal offsets folds into the instruction.
+CGC_DEVICE void cgc_load_matrices(unsigned int (&r)[4], unsigned int address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address)
                : "memory");
 }
 CGC_DEVICE void cgc_load_matrices_transposed(unsigned int (&r)[4], const unsigned short *row) {

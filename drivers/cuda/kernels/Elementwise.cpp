@@ -106,7 +106,7 @@ static std::optional<ElementwiseCode> getUnaryCode(mlir::Operation *op, DType dt
   };
   return llvm::TypeSwitch<mlir::Operation *, R>(op)
       .Case([&](ReluOp) -> R {
-        return ElementwiseCode{Domain::Signed, "(x0 < " + zero + " ? " + zero + " : x0)"};
+        return ElementwiseCode{Domain::Signed, "cgc_relu(x0)"};
       })
       .Case([&](LeakyReluOp leaky) -> R {
         double alpha = leaky.getAlpha().convertToDouble();
