@@ -42,8 +42,10 @@ constexpr int64_t kMaxSharedBytes = 220 * 1024;
 struct PairOperand {
   unsigned argument = 0;
   /// Varies along channels only: read at `channel * stride`; otherwise the
-  /// residual, of Y's whole shape, staged in shared memory.
+  /// residual, of Y's whole shape, staged in shared memory, or (`zero`)
+  /// a projection's absent bias, whose place the residual's add keeps.
   bool perChannel = true;
+  bool zero = false;
   int64_t stride = 1;
 };
 
@@ -69,6 +71,10 @@ struct PairLayout {
 struct ConvolutionPairSpec {
   DType dtype = DType::F16;
   int64_t rows = 0, channels = 0, middle = 0, outChannels = 0;
+  /// A projection's input channels (0 without one): its input follows X's
+  /// channels in the first product's depth, its weight the first weight's.
+  int64_t projectionChannels = 0;
+  int64_t getDepth() const { return channels + projectionChannels; }
   std::string firstStatements, secondStatements;
   llvm::SmallVector<PairOperand, 4> firstOperands, secondOperands;
   /// A warp's rows in 16-row MMA tiles: 8 warps in a 4 × 2 grid take two
@@ -78,7 +84,8 @@ struct ConvolutionPairSpec {
   /// Its shared memory (getLayout, once the rest is read).
   PairLayout layout;
   bool hasResidual() const {
-    return llvm::any_of(firstOperands, [](const PairOperand &o) { return !o.perChannel; });
+    return llvm::any_of(firstOperands,
+                        [](const PairOperand &o) { return !o.perChannel && !o.zero; });
   }
 };
 
@@ -90,8 +97,8 @@ unsigned getThreads(const ConvolutionPairSpec &spec) {
 
 PairLayout getLayout(const ConvolutionPairSpec &spec) {
   PairLayout layout;
-  layout.xStride = spec.channels + kPad;
-  layout.firstWeightStride = spec.channels + kPad;
+  layout.xStride = spec.getDepth() + kPad;
+  layout.firstWeightStride = spec.getDepth() + kPad;
   layout.x = kRows * layout.xStride;
   layout.residual = spec.hasResidual() ? kRows * layout.chunkStride : 0;
   layout.y = kRows * layout.chunkStride;
@@ -133,6 +140,8 @@ std::string getChainArguments(const ConvolutionPairSpec &spec,
   for (auto [index, operand] : llvm::enumerate(operands)) {
     if (operand.perChannel)
       text += ", " + std::string(prefix) + "Channel" + std::to_string(index + 1) + "[n][l]";
+    else if (operand.zero)
+      text += ", 0.0f";
     else
       text += ", " + loadValue(spec.dtype, "(unsigned short)(residualBits >> (16 * l))");
   }
@@ -208,7 +217,8 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype);
   os << "constexpr int kM = " << spec.rows << ";\n"
-     << "constexpr int kC = " << spec.channels << ", kE = " << spec.middle
+     << "constexpr int kC = " << spec.channels << ", kP = " << spec.projectionChannels
+     << ", kK = kC + kP, kE = " << spec.middle
      << ", kN = " << spec.outChannels << ";\n"
      << "constexpr int kRows = " << kRows << ", kChunk = " << kChunk
      << ", kChunks = kE / kChunk;\n"
@@ -232,8 +242,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
   // `withX` the tile's X. Offsets within a tile are 32-bit; a tile's base
   // is one 64-bit product.
   os << "CGC_DEVICE void cgc_stage(unsigned short *stage, unsigned short *xs, "
-        "const unsigned short *x, "
+        "const unsigned short *x, const unsigned short *p, "
         "const unsigned short *residual, const unsigned short *firstWeight, "
+        "const unsigned short *projectionWeight, "
         "const unsigned short *secondWeight, int tile, int chunk, bool withX) {\n"
      << "  const int thread = threadIdx.x;\n"
      << "  const int row0 = tile * kRows, rowsLeft = kM - row0;\n"
@@ -245,6 +256,16 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
               "        cgc_copy_async(xs + r * kXStride + c, from + (valid ? r * kC + c : 0), "
               "valid ? 16u : 0u);\n",
               "    ");
+  // The projection's input beside it, along the depth.
+  if (spec.projectionChannels) {
+    os << "    const unsigned short *fromP = p + (long long)row0 * kP;\n";
+    writePieces(os, "kRows * (kP / 8)",
+                "        const int r = i / (kP / 8), c = (i - r * (kP / 8)) * 8;\n"
+                "        const bool valid = r < rowsLeft;\n"
+                "        cgc_copy_async(xs + r * kXStride + kC + c, fromP + (valid ? r * kP + c : "
+                "0), valid ? 16u : 0u);\n",
+                "    ");
+  }
   os << "  }\n";
   if (spec.hasResidual()) {
     os << "  {\n"
@@ -264,6 +285,14 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
               "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
               "        cgc_copy_async(stage + kResidual + n * kWStride + c, from + i * 8, 16u);\n",
               "    ");
+  if (spec.projectionChannels) {
+    os << "    const unsigned short *fromP = projectionWeight + chunk * kChunk * kP;\n";
+    writePieces(os, "kChunk * (kP / 8)",
+                "        const int n = i / (kP / 8), c = (i - n * (kP / 8)) * 8;\n"
+                "        cgc_copy_async(stage + kResidual + n * kWStride + kC + c, fromP + i * 8, "
+                "16u);\n",
+                "    ");
+  }
   os << "  }\n"
      << "  {\n"
      << "    const unsigned short *from = secondWeight + chunk * kChunk;\n";
@@ -280,7 +309,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << ", 1) cgc_convolution_pair(const unsigned short *__restrict__ x, "
         "const unsigned short *__restrict__ firstWeight, "
         "const unsigned short *__restrict__ secondWeight, "
-        "const unsigned short *__restrict__ residualIn, ";
+        "const unsigned short *__restrict__ residualIn, "
+        "const unsigned short *__restrict__ p, "
+        "const unsigned short *__restrict__ projectionWeight, ";
   for (size_t index = 0; index < spec.firstOperands.size(); ++index)
     os << "const " << storage << " *__restrict__ first" << index + 1 << ", ";
   for (size_t index = 0; index < spec.secondOperands.size(); ++index)
@@ -317,8 +348,9 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "  int copyStep = 0, copyLocal = 0, copyChunk = 0, copySlot = 0;\n"
      << "  auto copy = [&]() {\n"
      << "    if (copyStep < steps)\n"
-     << "      cgc_stage(stages + copySlot * kStage, shared + (copyLocal & 1) * kX, x, "
-        "residualIn, firstWeight, secondWeight, (int)blockIdx.x + copyLocal * (int)gridDim.x, "
+     << "      cgc_stage(stages + copySlot * kStage, shared + (copyLocal & 1) * kX, x, p, "
+        "residualIn, firstWeight, projectionWeight, secondWeight, (int)blockIdx.x + copyLocal * "
+        "(int)gridDim.x, "
         "copyChunk, copyChunk == 0);\n"
      << "    cgc_copy_commit();\n"
      << "    ++copyStep;\n"
@@ -337,6 +369,12 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
                 "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
                 "        cgc_copy_async(weights + n * kWStride + c, firstWeight + i * 8, 16u);\n",
                 "    ");
+    if (spec.projectionChannels)
+      writePieces(os, "kE * (kP / 8)",
+                  "        const int n = i / (kP / 8), c = (i - n * (kP / 8)) * 8;\n"
+                  "        cgc_copy_async(weights + n * kWStride + kC + c, projectionWeight + i * "
+                  "8, 16u);\n",
+                  "    ");
     writePieces(os, "kN * (kE / 8)",
                 "        const int n = i / (kE / 8), c = (i % (kE / 8)) * 8;\n"
                 "        cgc_copy_async(weights + kE * kWStride + n * kW2Stride + c, "
@@ -370,7 +408,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "    const unsigned short *ws = kResident ? weights + chunk * kChunk * kWStride : stage + "
         "kResidual;\n"
      << "#pragma unroll\n"
-     << "    for (int k = 0; k < kC; k += 16) {\n"
+     << "    for (int k = 0; k < kK; k += 16) {\n"
      << "      unsigned int a[kRowTiles][4], b[2][4];\n"
      << "#pragma unroll\n"
      << "      for (int m = 0; m < kRowTiles; ++m)\n"
@@ -508,6 +546,42 @@ std::optional<std::string> readOperands(DType dtype, const ConvolutionEpilogue &
 
 namespace {
 
+/// The projection's channels in `spec`, or why the kernel does not take
+/// it: a pointwise convolution of the first's pixels to Y's channels, of
+/// its element type, without a chain, whose result the first chain adds
+/// first.
+std::optional<std::string> readProjection(const ConvolutionPairShape &shape,
+                                          const ChannelsLastGeometry &first,
+                                          ConvolutionPairSpec &spec) {
+  const FusedConvolutionShape &projection = *shape.projection;
+  if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(projection))
+    return refusal;
+  auto read = getChannelsLastGeometry(projection);
+  if (!read)
+    return llvm::toString(read.takeError());
+  const ChannelsLastGeometry &g = *read;
+  if (g.kernelHeight != 1 || g.kernelWidth != 1 || g.strideHeight != 1 || g.strideWidth != 1 ||
+      g.padTop != 0 || g.padLeft != 0 || g.outHeight != g.height || g.outWidth != g.width)
+    return std::string("the projection is not pointwise (1×1, stride 1, unpadded)");
+  if (g.batch != first.batch || g.height != first.height || g.width != first.width ||
+      g.outChannels != first.outChannels)
+    return std::string("the projection's result is not of the first convolution's shape");
+  if (projection.plan.output.dtype != shape.first.plan.output.dtype)
+    return std::string("the projection computes in another element type");
+  if (!projection.steps.empty())
+    return std::string("the projection has a chain of its own");
+  const std::vector<ChainStep> &steps = shape.first.steps;
+  if (steps.empty() || steps.front().kind != StepKind::Add ||
+      steps.front().argument != shape.projectionArgument ||
+      llvm::any_of(llvm::drop_begin(steps), [&](const ChainStep &step) {
+        return step.argument == shape.projectionArgument;
+      }))
+    return std::string("the projection's result is not added right after the first "
+                       "convolution's bias");
+  spec.projectionChannels = g.channels;
+  return std::nullopt;
+}
+
 /// The kernel's spec of `shape` in `spec`, or why the kernel does not run
 /// it (what the family's check and the build both ask).
 std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
@@ -529,9 +603,20 @@ std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
   spec.dtype = shape.first.plan.output.dtype;
   if (shape.second.plan.output.dtype != spec.dtype)
     return std::string("the two convolutions compute in different element types");
-  if (first.channels % 16 != 0 || first.channels > 128)
+  if (shape.projection) {
+    if (std::optional<std::string> refusal = readProjection(shape, first, spec))
+      return refusal;
+    int64_t depth = first.channels + spec.projectionChannels;
+    if (first.channels % 8 != 0 || spec.projectionChannels % 8 != 0 || depth % 16 != 0 ||
+        depth > 128)
+      return "the first convolution and the projection have " + std::to_string(first.channels) +
+             " and " + std::to_string(spec.projectionChannels) +
+             " input channels; the kernel takes multiples of 8 that add up to a multiple of 16 "
+             "up to 128";
+  } else if (first.channels % 16 != 0 || first.channels > 128) {
     return "the first convolution has " + std::to_string(first.channels) +
            " input channels; the kernel takes a multiple of 16 up to 128";
+  }
   if (first.outChannels % kChunk != 0)
     return "the first convolution has " + std::to_string(first.outChannels) +
            " output channels; the kernel takes a multiple of 64";
@@ -548,6 +633,16 @@ std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
           readOperands(spec.dtype, *firstEpilogue, shape.first.plan.output.shape, true,
                        spec.firstOperands))
     return refusal;
+  // The projection's product joins the first's; its result's place in the
+  // chain takes its bias (or zero).
+  if (shape.projection)
+    for (PairOperand &operand : spec.firstOperands)
+      if (operand.argument == shape.projectionArgument) {
+        operand.perChannel = !!shape.projection->bias;
+        operand.zero = !shape.projection->bias;
+        operand.argument = shape.projection->bias.value_or(0);
+        operand.stride = 1;
+      }
   if (std::optional<std::string> refusal =
           readOperands(spec.dtype, *secondEpilogue, shape.second.plan.output.shape, false,
                        spec.secondOperands))
@@ -558,7 +653,7 @@ std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
   spec.outChannels = second.outChannels;
   spec.firstStatements = firstEpilogue->statements;
   spec.secondStatements = secondEpilogue->statements;
-  if (spec.rows * std::max({spec.channels, spec.middle, spec.outChannels}) >
+  if (spec.rows * std::max({spec.getDepth(), spec.middle, spec.outChannels}) >
       std::numeric_limits<int32_t>::max())
     return std::string(
         "its tensors have more than 2^31 elements (the kernel's offsets are 32-bit)");
@@ -604,19 +699,24 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
   dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, context.getMultiprocessorCount())));
   unsigned input = shape.first.input, firstWeight = shape.first.weight,
            secondWeight = shape.second.weight;
+  std::optional<std::pair<unsigned, unsigned>> projection;
+  if (shape.projection)
+    projection = {shape.projection->input, shape.projection->weight};
   llvm::SmallVector<PairOperand, 4> firstOperands = spec.firstOperands,
                                     secondOperands = spec.secondOperands;
   std::string name = ("@" + definition.getSymName() + ": fused convolution pair").str();
   unsigned threads = getThreads(spec);
   auto launch = [function = *function, grid, threads, input, firstWeight, secondWeight,
-                 firstOperands, secondOperands, name,
+                 projection, firstOperands, secondOperands, name,
                  sharedBytes](const LaunchArgs &args) -> std::string {
     const void *residual = nullptr;
-    llvm::SmallVector<const void *, 12> pointers{args.inputs[input], args.inputs[firstWeight],
-                                                 args.inputs[secondWeight], nullptr};
+    llvm::SmallVector<const void *, 14> pointers{
+        args.inputs[input], args.inputs[firstWeight], args.inputs[secondWeight], nullptr,
+        projection ? args.inputs[projection->first] : nullptr,
+        projection ? args.inputs[projection->second] : nullptr};
     for (const PairOperand &operand : firstOperands) {
-      pointers.push_back(args.inputs[operand.argument]);
-      if (!operand.perChannel)
+      pointers.push_back(operand.zero ? nullptr : args.inputs[operand.argument]);
+      if (!operand.perChannel && !operand.zero)
         residual = args.inputs[operand.argument];
     }
     pointers[3] = residual;
@@ -624,14 +724,14 @@ llvm::Expected<Kernel> buildConvolutionPair(FunctionalDefinitionOp definition,
       pointers.push_back(args.inputs[operand.argument]);
     void *z = args.outputs[0], *y = args.outputs[1];
     // The copies and Y's stores move 16 bytes; Z's stores 4.
-    for (const void *pointer : {pointers[0], pointers[1], pointers[2], pointers[3],
-                                static_cast<const void *>(y)})
+    for (const void *pointer : {pointers[0], pointers[1], pointers[2], pointers[3], pointers[4],
+                                pointers[5], static_cast<const void *>(y)})
       if (reinterpret_cast<uintptr_t>(pointer) % 16 != 0)
-        return name + ": the input, the weights, the residual and the first result must be "
+        return name + ": the inputs, the weights, the residual and the first result must be "
                       "16-byte aligned";
     if (reinterpret_cast<uintptr_t>(z) % 4 != 0)
       return name + ": the second result must be 4-byte aligned";
-    llvm::SmallVector<void *, 14> arguments;
+    llvm::SmallVector<void *, 16> arguments;
     for (const void *&pointer : pointers)
       arguments.push_back(&pointer);
     arguments.push_back(&y);

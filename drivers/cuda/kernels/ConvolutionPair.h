@@ -30,6 +30,16 @@
 // refuses anything else with the reason, and the compiler then matches the
 // two convolutions apart.
 //
+// conv_nhwc_pair_projection: the first chain's residual is a pointwise
+// convolution of another input P (ResNet's projection shortcut). The
+// kernel computes it in the first product, P's channels after X's along
+// the depth and its weight after the first's, and adds its bias where the
+// residual was added: the projection's result is never written or read.
+// It takes a 1×1, stride-1, unpadded projection of the first's pixels to
+// Y's channels, without a chain, added right after the first's bias, X's
+// and P's channels multiples of 8 adding up to a multiple of 16 up to 128.
+// A matched projection runs only as the kernel.
+//
 // Where the kernel's products are slower than the libraries' (many
 // channels), reading Y back costs less than the pair saves: with a device,
 // the family times the kernel once against the two convolutions run apart
@@ -74,16 +84,24 @@ ConvolutionPairMode getConvolutionPairMode();
 /// same arguments and Y, an extra last argument. Argument numbers in both
 /// shapes are the definition's.
 struct ConvolutionPairShape {
-  /// Holds the two halves' definitions, which the shapes point into.
+  /// Holds the halves' definitions, which the shapes point into.
   mlir::OwningOpRef<mlir::ModuleOp> halves;
   FunctionalDefinitionOp firstDefinition, secondDefinition;
   FusedConvolutionShape first, second;
+  /// conv_nhwc_pair_projection: the convolution whose result the first
+  /// chain adds (its own definition, returning that result), which the
+  /// first half reads as an extra last argument, number
+  /// `projectionArgument` (the definition's argument count).
+  FunctionalDefinitionOp projectionDefinition;
+  std::optional<FusedConvolutionShape> projection;
+  unsigned projectionArgument = 0;
 };
 
 /// The family's reading of `definition`: std::nullopt when it is not two
 /// channels-last convolutions with their chains, the first's result the
-/// second's input and both results of the definition; an error when it is
-/// but a half lacks something on the CUDA driver.
+/// second's input and both results of the definition (the first chain's
+/// residual possibly a third, the projection); an error when it is but a
+/// half lacks something on the CUDA driver.
 std::optional<llvm::Expected<ConvolutionPairShape>>
 analyzeConvolutionPair(FunctionalDefinitionOp definition);
 

@@ -4,7 +4,10 @@
 // into two definitions the convolution family's reading takes: the layers
 // that compute the second result (Y), and the rest with Y as an extra
 // argument. Each half keeps the definition's argument numbers, so the
-// chains' operands need no renumbering. The kernel is ConvolutionPair.cpp's.
+// chains' operands need no renumbering. A projection (a convolution whose
+// result the first chain adds) becomes a third definition, the first half
+// reading its result as an extra argument. The kernel is
+// ConvolutionPair.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +19,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -56,6 +61,50 @@ FunctionalDefinitionOp cloneHalf(mlir::ModuleOp module, FunctionalDefinitionOp d
     builder.clone(*layer, mapping);
   ReturnOp::create(builder, loc, mlir::ValueRange{mapping.lookup(result)});
   return half;
+}
+
+/// conv_nhwc_pair_projection's projection among the layers Y depends on:
+/// the layers of the convolution whose channels-last result is an add's
+/// second operand, the add's first the other convolution's (its operand
+/// transposes that only it reads, the convolution, its result's
+/// transpose), and that result.
+struct Projection {
+  llvm::SmallPtrSet<mlir::Operation *, 4> layers;
+  mlir::Value result;
+};
+
+std::optional<Projection> findProjection(llvm::ArrayRef<mlir::Operation *> layers) {
+  llvm::SmallPtrSet<mlir::Operation *, 4> inLayers(layers.begin(), layers.end());
+  if (llvm::count_if(layers, [](mlir::Operation *op) {
+        return llvm::isa<op::ConvolutionOp>(op);
+      }) != 2)
+    return std::nullopt;
+  // The convolution a channels-last result comes from, through its
+  // transpose.
+  auto convolutionOf = [&](mlir::Value value) -> op::ConvolutionOp {
+    auto transpose = value.getDefiningOp<op::TransposeOp>();
+    if (!transpose || !inLayers.contains(transpose))
+      return {};
+    return transpose.getInput().getDefiningOp<op::ConvolutionOp>();
+  };
+  for (mlir::Operation *layer : layers) {
+    auto add = llvm::dyn_cast<op::AddOp>(layer);
+    if (!add)
+      continue;
+    op::ConvolutionOp main = convolutionOf(add.getLhs()), projected = convolutionOf(add.getRhs());
+    if (!main || !projected || main == projected || !add.getRhs().hasOneUse())
+      continue;
+    Projection projection;
+    projection.result = add.getRhs();
+    projection.layers.insert(add.getRhs().getDefiningOp());
+    projection.layers.insert(projected);
+    for (mlir::Value operand : projected->getOperands())
+      if (auto transpose = operand.getDefiningOp<op::TransposeOp>())
+        if (inLayers.contains(transpose) && transpose.getOutput().hasOneUse())
+          projection.layers.insert(transpose);
+    return projection;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -101,7 +150,24 @@ analyzeConvolutionPair(FunctionalDefinitionOp definition) {
   ConvolutionPairShape shape;
   mlir::OpBuilder builder(definition.getContext());
   shape.halves = mlir::ModuleOp::create(builder, definition.getLoc());
-  shape.firstDefinition = cloneHalf(*shape.halves, definition, first, y, {}, "first");
+  // With a projection, it is a third definition and the first half reads
+  // its result as an extra argument.
+  std::optional<Projection> projection = findProjection(first);
+  mlir::Value firstExtra;
+  if (projection) {
+    llvm::SmallVector<mlir::Operation *, 4> projectionLayers;
+    llvm::erase_if(first, [&](mlir::Operation *op) {
+      if (!projection->layers.contains(op))
+        return false;
+      projectionLayers.push_back(op);
+      return true;
+    });
+    shape.projectionDefinition = cloneHalf(*shape.halves, definition, projectionLayers,
+                                           projection->result, {}, "projection");
+    shape.projectionArgument = body.getNumArguments();
+    firstExtra = projection->result;
+  }
+  shape.firstDefinition = cloneHalf(*shape.halves, definition, first, y, firstExtra, "first");
   shape.secondDefinition = cloneHalf(*shape.halves, definition, second, z, y, "second");
   // Each half's errors name the pair's definition (the halves share its
   // name) and the convolution family; say which half.
@@ -117,6 +183,18 @@ analyzeConvolutionPair(FunctionalDefinitionOp definition) {
     into = std::move(**analyzed);
     return llvm::Error::success();
   };
+  if (projection) {
+    FusedConvolutionShape projected;
+    std::optional<llvm::Error> read =
+        readHalf(shape.projectionDefinition, "the projection", projected);
+    if (!read)
+      return std::nullopt;
+    if (*read)
+      return R(std::move(*read));
+    if (!projected.channelsLast || projected.pool)
+      return std::nullopt;
+    shape.projection = std::move(projected);
+  }
   std::optional<llvm::Error> firstRead = readHalf(shape.firstDefinition, "the first", shape.first);
   if (!firstRead)
     return std::nullopt;
@@ -193,7 +271,10 @@ std::optional<llvm::Expected<Kernel>> build(FunctionalDefinitionOp definition,
     return llvm::Expected<Kernel>(analyzed->takeError());
   const ConvolutionPairShape &shape = **analyzed;
   llvm::Expected<Kernel> pair = buildConvolutionPair(definition, shape, context);
-  if (!pair || !context.hasDevice() || getConvolutionPairMode() == ConvolutionPairMode::Kernel)
+  // A projection's result has no buffer to run the convolutions apart in:
+  // the kernel alone.
+  if (!pair || !context.hasDevice() || getConvolutionPairMode() == ConvolutionPairMode::Kernel ||
+      shape.projection)
     return pair;
   // The pair kernel saves reading Y back, but its two products are slower
   // than the libraries' where the channels are many: each half as the

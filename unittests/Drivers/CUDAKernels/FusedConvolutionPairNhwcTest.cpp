@@ -5,8 +5,9 @@
 // transposes included: ResNet-50's bottleneck joins at 56×56 (64 → 256 →
 // 64, and 256 → 128 into the next stage) and 28×28 (128 → 512 → 128) on
 // few images, a row count that leaves the last tile partly empty, a first
-// chain without residual, per-channel operands in both chains and a clip;
-// in float16 and bfloat16. On a device each case runs as the driver builds
+// chain without residual, per-channel operands in both chains and a clip,
+// and joins whose residual is a projection (conv_nhwc_pair_projection,
+// with and without its bias); in float16 and bfloat16. On a device each case runs as the driver builds
 // it (the kernel or the two convolutions apart, whichever it timed
 // faster) and as the kernel alone, directly and through graph capture;
 // without one, each case compiles, and the refusals are checked.
@@ -45,6 +46,11 @@ struct PairCase {
   std::vector<ChainLayer> first, second;
   /// The weights' kernel size (a refusal test makes it 3).
   int64_t kernel = 1;
+  /// With a projection: its input's channels (its input [N, H, W, this]
+  /// → 1×1 convolution to `middle` channels, with `projectionBias`, added
+  /// to the first convolution's result before the first chain).
+  int64_t projection = 0;
+  bool projectionBias = true;
 };
 
 std::vector<TypedValue> appendChain(DefinitionText &text, const std::string &prefix,
@@ -80,6 +86,19 @@ DefinitionCase makePairDefinition(const PairCase &pair, DType dtype) {
       tensor({pair.middle}, dtype, -0.5, 0.5),
       tensor(secondWeight, dtype, -bound(secondWeight), bound(secondWeight)),
       tensor({pair.out}, dtype, -0.5, 0.5)};
+  Dims p = {x[0], x[1], x[2], pair.projection}, projectionWeight = {pair.middle, 1, 1,
+                                                                      pair.projection};
+  if (pair.projection) {
+    arguments.push_back({"%p", tensorType(p, dtype)});
+    operands.push_back(tensor(p, dtype, 0, 1));
+    arguments.push_back({"%wp", tensorType(projectionWeight, dtype)});
+    operands.push_back(
+        tensor(projectionWeight, dtype, -bound(projectionWeight), bound(projectionWeight)));
+    if (pair.projectionBias) {
+      arguments.push_back({"%bp", tensorType({pair.middle}, dtype)});
+      operands.push_back(tensor({pair.middle}, dtype, -0.5, 0.5));
+    }
+  }
   std::vector<TypedValue> others;
   for (const std::vector<ChainLayer> *chain : {&pair.first, &pair.second})
     for (const ChainLayer &layer : *chain)
@@ -92,24 +111,36 @@ DefinitionCase makePairDefinition(const PairCase &pair, DType dtype) {
   std::string window = "{end_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
                        "], start_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
                        "], strides = [1, 1]}";
-  auto convolution = [&](const std::string &prefix, TypedValue input, const TypedValue &weight,
-                         const Dims &weightShape, const TypedValue &bias, const Dims &outNhwc) {
+  auto convolution = [&](const std::string &prefix, TypedValue input, const Dims &inputNhwc,
+                         const TypedValue &weight, const Dims &weightShape,
+                         std::optional<TypedValue> bias, const Dims &outNhwc) {
     TypedValue it =
         text.layer("%" + prefix + "xt", "cgc_op.transpose", {input},
-                   tensorType(toNchw(input.type == arguments[0].type ? x : yNhwc), dtype),
-                   "{permutation = [0, 3, 1, 2]}");
+                   tensorType(toNchw(inputNhwc), dtype), "{permutation = [0, 3, 1, 2]}");
     TypedValue wt =
         text.layer("%" + prefix + "wt", "cgc_op.transpose", {weight},
                    tensorType(toNchw(weightShape), dtype), "{permutation = [0, 3, 1, 2]}");
-    TypedValue conv = text.layer("%" + prefix + "conv", "cgc_op.convolution", {it, wt, bias},
+    std::vector<TypedValue> convOperands = {it, wt};
+    if (bias)
+      convOperands.push_back(*bias);
+    TypedValue conv = text.layer("%" + prefix + "conv", "cgc_op.convolution", convOperands,
                                  tensorType(toNchw(outNhwc), dtype), window);
     return text.layer("%" + prefix + "y", "cgc_op.transpose", {conv}, tensorType(outNhwc, dtype),
                       "{permutation = [0, 2, 3, 1]}");
   };
   size_t nextOther = 0;
-  TypedValue y = convolution("a", arguments[0], arguments[1], firstWeight, arguments[2], yNhwc);
+  TypedValue y =
+      convolution("a", arguments[0], x, arguments[1], firstWeight, arguments[2], yNhwc);
+  if (pair.projection) {
+    std::optional<TypedValue> bias;
+    if (pair.projectionBias)
+      bias = arguments[7];
+    TypedValue projected =
+        convolution("p", arguments[5], p, arguments[6], projectionWeight, bias, yNhwc);
+    y = text.layer("%padd", "cgc_op.add", {y, projected}, y.type);
+  }
   y = appendChain(text, "f", y, pair.first, others, nextOther)[0];
-  TypedValue z = convolution("b", y, arguments[3], secondWeight, arguments[4], zNhwc);
+  TypedValue z = convolution("b", y, yNhwc, arguments[3], secondWeight, arguments[4], zNhwc);
   z = appendChain(text, "s", z, pair.second, others, nextOther)[0];
   return {text.str({z, y}), std::move(operands), reductionTolerance(dtype)};
 }
@@ -135,7 +166,16 @@ std::vector<PairCase> pairCases() {
                       96,
                       {withOther("cgc_op.mul", {128}), kRelu},
                       {withOther("cgc_op.add", {1, 1, 1, 96}), kRelu6}};
-  return {stage1, transition, stage2, partial, perChannel};
+  // conv_nhwc_pair_projection: ResNet's first stage's first join, its
+  // projection of the stage's input beside the last convolution's; and one
+  // without the projection's bias, 24 + 24 channels, relu6 first.
+  PairCase projection{"pair_projection_56", join56, 256, 64, {kRelu}, {kRelu}};
+  projection.projection = 64;
+  PairCase projectionUnbiased{"pair_projection_unbiased", {2, 5, 13, 24}, 64, 32, {kRelu6},
+                              {kRelu}};
+  projectionUnbiased.projection = 24;
+  projectionUnbiased.projectionBias = false;
+  return {stage1, transition, stage2, partial, perChannel, projection, projectionUnbiased};
 }
 
 std::vector<DefinitionCase> pairDefinitions() {
@@ -221,6 +261,8 @@ TEST_F(FusedConvolutionPairNhwcTest, RefusesOtherDefinitions) {
   wide.out = 256;
   PairCase pixelSecond = base;
   pixelSecond.second = {withOther("cgc_op.add", {3, 7, 9, 32}), kRelu};
+  PairCase deepProjection = pairCases()[5];
+  deepProjection.projection = 128;
   struct Refused {
     DefinitionCase definition;
     std::string reason;
@@ -238,6 +280,9 @@ TEST_F(FusedConvolutionPairNhwcTest, RefusesOtherDefinitions) {
        "to 128"},
       {makePairDefinition(pixelSecond, DType::F16),
        "a second-chain operand varies along pixels (only per-channel operands)"},
+      {makePairDefinition(deepProjection, DType::F16),
+       "the first convolution and the projection have 64 and 128 input channels; the kernel "
+       "takes multiples of 8 that add up to a multiple of 16 up to 128"},
       {makePairDefinition(base, DType::F32),
        "element type float32 (tensor cores take float16 and bfloat16)"},
   };
