@@ -98,10 +98,20 @@ std::optional<Projection> findProjection(llvm::ArrayRef<mlir::Operation *> layer
     projection.result = add.getRhs();
     projection.layers.insert(add.getRhs().getDefiningOp());
     projection.layers.insert(projected);
-    for (mlir::Value operand : projected->getOperands())
-      if (auto transpose = operand.getDefiningOp<op::TransposeOp>())
-        if (inLayers.contains(transpose) && transpose.getOutput().hasOneUse())
-          projection.layers.insert(transpose);
+    // Its operands are arguments or transposes of arguments that only it
+    // reads (a transpose the other convolution reads too is not the
+    // pattern's form).
+    for (mlir::Value operand : projected->getOperands()) {
+      mlir::Operation *producer = operand.getDefiningOp();
+      if (!producer || !inLayers.contains(producer))
+        continue;
+      auto transpose = llvm::dyn_cast<op::TransposeOp>(producer);
+      mlir::Operation *before = transpose ? transpose.getInput().getDefiningOp() : nullptr;
+      if (!transpose || !transpose.getOutput().hasOneUse() ||
+          (before && inLayers.contains(before)))
+        return std::nullopt;
+      projection.layers.insert(transpose);
+    }
     return projection;
   }
   return std::nullopt;

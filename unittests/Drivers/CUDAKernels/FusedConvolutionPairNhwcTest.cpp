@@ -51,6 +51,10 @@ struct PairCase {
   /// to the first convolution's result before the first chain).
   int64_t projection = 0;
   bool projectionBias = true;
+  /// The projection reads X itself through the first convolution's input
+  /// transpose (not the pattern's form; `projection` then equals X's
+  /// channels).
+  bool projectionSharesInput = false;
 };
 
 std::vector<TypedValue> appendChain(DefinitionText &text, const std::string &prefix,
@@ -111,12 +115,17 @@ DefinitionCase makePairDefinition(const PairCase &pair, DType dtype) {
   std::string window = "{end_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
                        "], start_padding = [" + std::to_string(pad) + ", " + std::to_string(pad) +
                        "], strides = [1, 1]}";
+  std::optional<TypedValue> firstInputTranspose;
   auto convolution = [&](const std::string &prefix, TypedValue input, const Dims &inputNhwc,
                          const TypedValue &weight, const Dims &weightShape,
                          std::optional<TypedValue> bias, const Dims &outNhwc) {
+    bool shared = prefix == "p" && pair.projectionSharesInput;
     TypedValue it =
-        text.layer("%" + prefix + "xt", "cgc_op.transpose", {input},
-                   tensorType(toNchw(inputNhwc), dtype), "{permutation = [0, 3, 1, 2]}");
+        shared ? *firstInputTranspose
+               : text.layer("%" + prefix + "xt", "cgc_op.transpose", {input},
+                            tensorType(toNchw(inputNhwc), dtype), "{permutation = [0, 3, 1, 2]}");
+    if (prefix == "a")
+      firstInputTranspose = it;
     TypedValue wt =
         text.layer("%" + prefix + "wt", "cgc_op.transpose", {weight},
                    tensorType(toNchw(weightShape), dtype), "{permutation = [0, 3, 1, 2]}");
@@ -292,6 +301,29 @@ TEST_F(FusedConvolutionPairNhwcTest, RefusesOtherDefinitions) {
                         "fused convolution pair: the convolution pair kernel does not run this "
                         "definition: " +
                             case_.reason);
+  }
+}
+
+/// A projection that reads X through the first convolution's own input
+/// transpose is not split off (its definition would read a layer of the
+/// first half's): the family does not read the definition as a pair, and
+/// no fused kernel takes it.
+TEST_F(FusedConvolutionPairNhwcTest, ProjectionSharingATransposeIsNotAPair) {
+  PairCase shared = pairCases()[5];
+  shared.projectionSharesInput = true;
+  DefinitionCase sharedCase = makePairDefinition(shared, DType::F16);
+  FunctionalDefinitionOp definition = buildDefinition(sharedCase);
+  ASSERT_TRUE(definition);
+  auto shape = analyzeConvolutionPair(definition);
+  if (shape.has_value()) {
+    ASSERT_FALSE(static_cast<bool>(*shape)) << "read as a pair";
+    llvm::consumeError(shape->takeError());
+  }
+  std::optional<llvm::Error> checked = checkFusedKernel(definition);
+  if (checked) {
+    bool refused = static_cast<bool>(*checked);
+    llvm::consumeError(std::move(*checked));
+    EXPECT_TRUE(refused) << "a fused kernel takes the definition";
   }
 }
 
