@@ -257,7 +257,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "}\n"
      // One 16-byte store (a uint4 assignment came out as four).
      << "CGC_DEVICE void cgc_store_quad(unsigned short *to, uint4 q) {\n"
-     << "  asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"l\"(to), "
+     << "  asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: "
+        "\"l\"(__cvta_generic_to_global(to)), "
         "\"r\"(q.x), \"r\"(q.y), \"r\"(q.z), \"r\"(q.w) : \"memory\");\n"
      << "}\n"
      << "CGC_DEVICE unsigned int cgc_max_pair(unsigned int a, unsigned int b) {\n"
