@@ -211,6 +211,28 @@ void writePieces(llvm::raw_ostream &os, const std::string &count, const std::str
      << indent << "}\n";
 }
 
+/// 16-byte copies of `rows` rows of `width` elements (a multiple of 8)
+/// from `from` (rows `fromStride` apart) to `to` (rows `toStride` apart),
+/// spread over the block's threads; with `guarded`, rows from `rowsLeft`
+/// on are zero-filled instead of read.
+void writeRowCopies(llvm::raw_ostream &os, const std::string &rows, const std::string &width,
+                    const std::string &to, const std::string &toStride, const std::string &from,
+                    const std::string &fromStride, bool guarded) {
+  std::string pieces = "(" + width + " / 8)";
+  std::string body =
+      "        const int r = i / " + pieces + ", c = (i - r * " + pieces + ") * 8;\n";
+  std::string target = to + " + r * " + toStride + " + c";
+  if (guarded)
+    body += "        const bool valid = r < rowsLeft;\n"
+            "        cgc_copy_async(" +
+            target + ", " + from + " + (valid ? r * " + fromStride +
+            " + c : 0), valid ? 16u : 0u);\n";
+  else
+    body += "        cgc_copy_async(" + target + ", " + from + " + r * " + fromStride +
+            " + c, 16u);\n";
+  writePieces(os, rows + " * " + pieces, body, "    ");
+}
+
 std::string generateSource(const ConvolutionPairSpec &spec) {
   const PairLayout &layout = spec.layout;
   std::string source = getDevicePreamble();
@@ -248,60 +270,24 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
         "const unsigned short *secondWeight, int tile, int chunk, bool withX) {\n"
      << "  const int thread = threadIdx.x;\n"
      << "  const int row0 = tile * kRows, rowsLeft = kM - row0;\n"
-     << "  if (withX) {\n"
-     << "    const unsigned short *from = x + (long long)row0 * kC;\n";
-  writePieces(os, "kRows * (kC / 8)",
-              "        const int r = i / (kC / 8), c = (i - r * (kC / 8)) * 8;\n"
-              "        const bool valid = r < rowsLeft;\n"
-              "        cgc_copy_async(xs + r * kXStride + c, from + (valid ? r * kC + c : 0), "
-              "valid ? 16u : 0u);\n",
-              "    ");
-  // The projection's input beside it, along the depth.
-  if (spec.projectionChannels) {
-    os << "    const unsigned short *fromP = p + (long long)row0 * kP;\n";
-    writePieces(os, "kRows * (kP / 8)",
-                "        const int r = i / (kP / 8), c = (i - r * (kP / 8)) * 8;\n"
-                "        const bool valid = r < rowsLeft;\n"
-                "        cgc_copy_async(xs + r * kXStride + kC + c, fromP + (valid ? r * kP + c : "
-                "0), valid ? 16u : 0u);\n",
-                "    ");
-  }
+     << "  if (withX) {\n";
+  writeRowCopies(os, "kRows", "kC", "xs", "kXStride", "x + (long long)row0 * kC", "kC", true);
+  // The projection's input beside X's, along the depth.
+  if (spec.projectionChannels)
+    writeRowCopies(os, "kRows", "kP", "xs + kC", "kXStride", "p + (long long)row0 * kP", "kP",
+                   true);
   os << "  }\n";
-  if (spec.hasResidual()) {
-    os << "  {\n"
-       << "    const unsigned short *from = residual + (long long)row0 * kE + chunk * kChunk;\n";
-    writePieces(os, "kRows * (kChunk / 8)",
-                "        const int r = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
-                "        const bool valid = r < rowsLeft;\n"
-                "        cgc_copy_async(stage + r * kChunkStride + c, from + (valid ? r * kE + c "
-                ": 0), valid ? 16u : 0u);\n",
-                "    ");
-    os << "  }\n";
-  }
+  if (spec.hasResidual())
+    writeRowCopies(os, "kRows", "kChunk", "stage", "kChunkStride",
+                   "residual + (long long)row0 * kE + chunk * kChunk", "kE", true);
   if (!layout.resident) {
-  os << "  {\n"
-     << "    const unsigned short *from = firstWeight + chunk * kChunk * kC;\n";
-  writePieces(os, "kChunk * (kC / 8)",
-              "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
-              "        cgc_copy_async(stage + kResidual + n * kWStride + c, from + i * 8, 16u);\n",
-              "    ");
-  if (spec.projectionChannels) {
-    os << "    const unsigned short *fromP = projectionWeight + chunk * kChunk * kP;\n";
-    writePieces(os, "kChunk * (kP / 8)",
-                "        const int n = i / (kP / 8), c = (i - n * (kP / 8)) * 8;\n"
-                "        cgc_copy_async(stage + kResidual + n * kWStride + kC + c, fromP + i * 8, "
-                "16u);\n",
-                "    ");
-  }
-  os << "  }\n"
-     << "  {\n"
-     << "    const unsigned short *from = secondWeight + chunk * kChunk;\n";
-  writePieces(os, "kN * (kChunk / 8)",
-              "        const int n = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
-              "        cgc_copy_async(stage + kResidual + kFirstWeight + n * kChunkStride + c, "
-              "from + n * kE + c, 16u);\n",
-              "    ");
-  os << "  }\n";
+    writeRowCopies(os, "kChunk", "kC", "stage + kResidual", "kWStride",
+                   "firstWeight + chunk * kChunk * kC", "kC", false);
+    if (spec.projectionChannels)
+      writeRowCopies(os, "kChunk", "kP", "stage + kResidual + kC", "kWStride",
+                     "projectionWeight + chunk * kChunk * kP", "kP", false);
+    writeRowCopies(os, "kN", "kChunk", "stage + kResidual + kFirstWeight", "kChunkStride",
+                   "secondWeight + chunk * kChunk", "kE", false);
   }
   os << "}\n";
 
@@ -364,23 +350,11 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      ;
   if (layout.resident) {
     // Both weights, once, with the first stage's copies.
-    os << "  {\n";
-    writePieces(os, "kE * (kC / 8)",
-                "        const int n = i / (kC / 8), c = (i - n * (kC / 8)) * 8;\n"
-                "        cgc_copy_async(weights + n * kWStride + c, firstWeight + i * 8, 16u);\n",
-                "    ");
+    writeRowCopies(os, "kE", "kC", "weights", "kWStride", "firstWeight", "kC", false);
     if (spec.projectionChannels)
-      writePieces(os, "kE * (kP / 8)",
-                  "        const int n = i / (kP / 8), c = (i - n * (kP / 8)) * 8;\n"
-                  "        cgc_copy_async(weights + n * kWStride + kC + c, projectionWeight + i * "
-                  "8, 16u);\n",
-                  "    ");
-    writePieces(os, "kN * (kE / 8)",
-                "        const int n = i / (kE / 8), c = (i % (kE / 8)) * 8;\n"
-                "        cgc_copy_async(weights + kE * kWStride + n * kW2Stride + c, "
-                "secondWeight + i * 8, 16u);\n",
-                "    ");
-    os << "  }\n";
+      writeRowCopies(os, "kE", "kP", "weights + kC", "kWStride", "projectionWeight", "kP", false);
+    writeRowCopies(os, "kN", "kE", "weights + kE * kWStride", "kW2Stride", "secondWeight", "kE",
+                   false);
   }
   os << "#pragma unroll 1\n"
      << "  for (int q = 0; q < kStages - 1; ++q)\n"
@@ -546,6 +520,25 @@ std::optional<std::string> readOperands(DType dtype, const ConvolutionEpilogue &
 
 namespace {
 
+/// The channels-last geometry of a pointwise convolution of the kernel's
+/// (tensor cores; 1×1, stride 1, unpadded) in `geometry`, or why it is not
+/// one: `what` names the convolution in that refusal.
+std::optional<std::string> readPointwiseGeometry(const FusedConvolutionShape &shape,
+                                                 const char *what,
+                                                 ChannelsLastGeometry &geometry) {
+  if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(shape))
+    return refusal;
+  auto read = getChannelsLastGeometry(shape);
+  if (!read)
+    return llvm::toString(read.takeError());
+  geometry = *read;
+  if (geometry.kernelHeight != 1 || geometry.kernelWidth != 1 || geometry.strideHeight != 1 ||
+      geometry.strideWidth != 1 || geometry.padTop != 0 || geometry.padLeft != 0 ||
+      geometry.outHeight != geometry.height || geometry.outWidth != geometry.width)
+    return std::string(what) + " is not pointwise (1×1, stride 1, unpadded)";
+  return std::nullopt;
+}
+
 /// The projection's channels in `spec`, or why the kernel does not take
 /// it: a pointwise convolution of the first's pixels to Y's channels, of
 /// its element type, without a chain, whose result the first chain adds
@@ -554,15 +547,9 @@ std::optional<std::string> readProjection(const ConvolutionPairShape &shape,
                                           const ChannelsLastGeometry &first,
                                           ConvolutionPairSpec &spec) {
   const FusedConvolutionShape &projection = *shape.projection;
-  if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(projection))
+  ChannelsLastGeometry g;
+  if (std::optional<std::string> refusal = readPointwiseGeometry(projection, "the projection", g))
     return refusal;
-  auto read = getChannelsLastGeometry(projection);
-  if (!read)
-    return llvm::toString(read.takeError());
-  const ChannelsLastGeometry &g = *read;
-  if (g.kernelHeight != 1 || g.kernelWidth != 1 || g.strideHeight != 1 || g.strideWidth != 1 ||
-      g.padTop != 0 || g.padLeft != 0 || g.outHeight != g.height || g.outWidth != g.width)
-    return std::string("the projection is not pointwise (1×1, stride 1, unpadded)");
   if (g.batch != first.batch || g.height != first.height || g.width != first.width ||
       g.outChannels != first.outChannels)
     return std::string("the projection's result is not of the first convolution's shape");
@@ -587,18 +574,10 @@ std::optional<std::string> readProjection(const ConvolutionPairShape &shape,
 std::optional<std::string> readPairSpec(const ConvolutionPairShape &shape,
                                         ConvolutionPairSpec &spec) {
   std::array<ChannelsLastGeometry, 2> geometries;
-  for (auto [half, geometry] : llvm::zip(std::array{&shape.first, &shape.second}, geometries)) {
-    if (std::optional<std::string> refusal = getTensorCoreConvolutionRefusal(*half))
+  for (auto [half, geometry] : llvm::zip(std::array{&shape.first, &shape.second}, geometries))
+    if (std::optional<std::string> refusal =
+            readPointwiseGeometry(*half, "a convolution", geometry))
       return refusal;
-    auto read = getChannelsLastGeometry(*half);
-    if (!read)
-      return llvm::toString(read.takeError());
-    geometry = *read;
-    if (geometry.kernelHeight != 1 || geometry.kernelWidth != 1 || geometry.strideHeight != 1 ||
-        geometry.strideWidth != 1 || geometry.padTop != 0 || geometry.padLeft != 0 ||
-        geometry.outHeight != geometry.height || geometry.outWidth != geometry.width)
-      return std::string("a convolution is not pointwise (1×1, stride 1, unpadded)");
-  }
   const auto &[first, second] = geometries;
   spec.dtype = shape.first.plan.output.dtype;
   if (shape.second.plan.output.dtype != spec.dtype)
