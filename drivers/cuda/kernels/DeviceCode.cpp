@@ -118,6 +118,14 @@ template <typename T, typename U> CGC_DEVICE T cgc_shift_right(T a, T b) {
 // std::max / std::min (the first argument wins ties and NaN comparisons).
 template <typename T> CGC_DEVICE T cgc_std_max(T a, T b) { return (a < b) ? b : a; }
 template <typename T> CGC_DEVICE T cgc_std_min(T a, T b) { return (b < a) ? b : a; }
+// 16 bytes to global memory as one store: NVVM splits a store of a vector
+// assembled from registers (a uint4, 16-bit halves) into narrower ones.
+CGC_DEVICE void cgc_store_16(void *to, unsigned int w0, unsigned int w1, unsigned int w2,
+                             unsigned int w3) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(to)),
+               "r"(w0), "r"(w1), "r"(w2), "r"(w3)
+               : "memory");
+}
 // numpy.maximum / minimum: NaN propagates.
 template <typename T> CGC_DEVICE T cgc_max(T a, T b) {
   if (b != b)

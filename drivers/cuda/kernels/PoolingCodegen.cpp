@@ -99,7 +99,7 @@ std::string getVectorElement(DType dtype) {
 
 /// The statements (each line starting with `indent`) that pack the stored
 /// results of `acc[0..]` into a 16-byte vector and store it at `address`
-/// through PTX's st.global.v4.b32.
+/// through PTX's st.global.v4.b32 (cgc_store_16).
 void writeVectorStore(llvm::raw_ostream &os, const PoolAccumulator &accumulator,
                       const std::string &divisor, const std::string &address,
                       const std::string &indent) {
@@ -112,11 +112,8 @@ void writeVectorStore(llvm::raw_ostream &os, const PoolAccumulator &accumulator,
   else
     os << indent << "  packed[k] = (unsigned int)" << accumulator.finish("acc[2 * k]", divisor)
        << " | ((unsigned int)" << accumulator.finish("acc[2 * k + 1]", divisor) << " << 16);\n";
-  os << indent << "asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(" << address
-     << "),\n"
-     << indent
-     << "             \"r\"(packed[0]), \"r\"(packed[1]), \"r\"(packed[2]), \"r\"(packed[3])\n"
-     << indent << "             : \"memory\");\n";
+  os << indent << "cgc_store_16(" << address
+     << ", packed[0], packed[1], packed[2], packed[3]);\n";
 }
 
 /// Writes one kernel of the source; the geometry's sizes are literals.
