@@ -574,10 +574,15 @@ static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const E
 //===----------------------------------------------------------------------===//
 
 /// The tiles timed: 128 columns with three slots (two blocks a
-/// multiprocessor, one's stores overlapping the other's products; the
-/// faster at BERT-base's and ViT-B/16's batch 32 on an H100) and with four
-/// (one block; the faster at batch 1).
-static constexpr std::pair<int, int> kWgmmaTiles[] = {{128, 3}, {128, 4}};
+/// multiprocessor), with four (one block; the faster at batch 1), and the
+/// ping-pong form with six (one block whose warpgroups take tiles in turn;
+/// the fastest of the three at BERT-base's and ViT-B/16's batch 32 on an
+/// H100, 51.4 and 77.6 µs).
+struct WgmmaTile {
+  int columns = 128, stages = 3;
+  bool pingPong = false;
+};
+static constexpr WgmmaTile kWgmmaTiles[] = {{128, 3, false}, {128, 4, false}, {128, 6, true}};
 
 /// `current` (cuBLASLt and the generated epilogue, or the cuDNN graph), or
 /// the Hopper GEMM of the same definition as CGC_CUDA_MATMUL asks: forced
@@ -615,22 +620,23 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
   if (deviceRefusal)
     return refuse(*deviceRefusal);
   std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
-  // CGC_CUDA_WGMMA_TILE=<columns>x<slots> builds that tile alone (128x3
-  // and 128x4 are the timed ones; tests run each).
+  // CGC_CUDA_WGMMA_TILE=<columns>x<slots>[p] builds that tile alone (128x3,
+  // 128x4 and the ping-pong 128x6p are the timed ones; tests run each).
   const char *tileValue = std::getenv("CGC_CUDA_WGMMA_TILE");
   llvm::StringRef onlyTile = tileValue ? tileValue : "";
-  std::vector<std::pair<int, int>> tiles(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+  std::vector<WgmmaTile> tiles(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
   if (!onlyTile.empty()) {
     auto [columnText, stageText] = onlyTile.split('x');
+    bool pingPong = stageText.consume_back("p");
     int columns = 0, stages = 0;
     tiles.clear();
     if (!columnText.getAsInteger(10, columns) && !stageText.getAsInteger(10, stages) &&
-        (columns == 128 || columns == 256) && stages >= 2 && stages <= 8)
-      tiles.push_back({columns, stages});
+        (columns == 128 || (columns == 256 && !pingPong)) && stages >= 2 && stages <= 8)
+      tiles.push_back({columns, stages, pingPong});
   }
   std::vector<Kernel> candidates;
   std::vector<std::string> labels;
-  for (auto [columns, stages] : tiles) {
+  for (auto [columns, stages, pingPong] : tiles) {
     WgmmaGemmSpec gemm;
     gemm.bfloat16 = spec->dtype == DType::BF16;
     gemm.m = spec->m;
@@ -639,18 +645,19 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
     gemm.activation = WgmmaGemmSpec::Activation::GeluErf;
     gemm.blockN = columns;
     gemm.stages = stages;
+    gemm.pingPong = pingPong;
     auto kernel =
         buildWgmmaGemmKernel(gemm, spec->lhs, spec->rhs, spec->bias, current, context, name);
     if (!kernel)
       return refuse(llvm::toString(kernel.takeError()));
     candidates.push_back(std::move(*kernel));
     labels.push_back("128x" + std::to_string(columns) + " tile, " + std::to_string(stages) +
-                     " slots");
+                     " slots" + (pingPong ? ", ping-pong" : ""));
   }
   if (candidates.empty())
     return refuse("CGC_CUDA_WGMMA_TILE=" + onlyTile.str() +
-                  " names no tile of the Hopper GEMM (<columns>x<slots>: 128 or 256 columns, "
-                  "2 to 8 slots)");
+                  " names no tile of the Hopper GEMM (<columns>x<slots>[p]: 128 or 256 "
+                  "columns, 2 to 8 slots, p for ping-pong warpgroups with 128 columns)");
   if (!context.hasDevice())
     return std::move(candidates.front());
   // A model's repeated layers are timed once.

@@ -32,17 +32,22 @@ static int64_t getStageBytes(const WgmmaGemmSpec &spec) {
 
 bool isWgmmaGemmSupported(const WgmmaGemmSpec &spec) {
   return spec.m > 0 && spec.n > 0 && spec.k > 0 && spec.n % 8 == 0 && spec.k % 8 == 0 &&
-         (spec.blockN == 128 || spec.blockN == 256) && spec.stages >= 2 &&
+         (spec.blockN == 128 || spec.blockN == 256) && (!spec.pingPong || spec.blockN == 128) &&
+         spec.stages >= 2 &&
          getWgmmaGemmSharedBytes(spec) <= 227 * 1024 && spec.m <= (int64_t(1) << 31) - 1 &&
          spec.n <= (int64_t(1) << 31) - 1 && spec.k <= (int64_t(1) << 31) - 1;
 }
 
 int getWgmmaGemmBlocksPerMultiprocessor(const WgmmaGemmSpec &spec) {
-  return spec.blockN == 128 && 2 * getWgmmaGemmSharedBytes(spec) <= 228 * 1024 - 2048 ? 2 : 1;
+  return !spec.pingPong && spec.blockN == 128 &&
+                 2 * getWgmmaGemmSharedBytes(spec) <= 228 * 1024 - 2048
+             ? 2
+             : 1;
 }
 
 size_t getWgmmaGemmSharedBytes(const WgmmaGemmSpec &spec) {
-  return size_t(spec.stages * getStageBytes(spec)) + 1024 + 16 * size_t(spec.stages);
+  return size_t(spec.stages * getStageBytes(spec)) + 1024 + 16 * size_t(spec.stages) +
+         (spec.pingPong ? 16 : 0);
 }
 
 unsigned getWgmmaGemmGrid(const WgmmaGemmSpec &spec) {
@@ -100,21 +105,26 @@ CGC_DEVICE unsigned long long cgc_wgmma_desc(unsigned address, unsigned leading,
 }
 )cuda";
 
-/// The wgmma of `spec`'s tile: acc += A(desc a) · B(desc b), B N-major.
+/// The wgmma of `spec`'s tile: acc = A(desc a) · B(desc b) + (accumulate ?
+/// acc : 0), B N-major. The first step's scale-d of 0 stands for zeroing
+/// the accumulators: zeros written before it made ptxas wait for each MMA
+/// before the next of a ping-pong step (two accumulator sets).
 static std::string generateMma(const WgmmaGemmSpec &spec) {
   int count = spec.blockN / 2;
   std::string type = spec.bfloat16 ? "bf16" : "f16";
   std::string text = "CGC_DEVICE void cgc_wgmma(float (&acc)[" + std::to_string(count) +
-                     "], unsigned long long a, unsigned long long b) {\n"
-                     "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n" +
+                     "], unsigned long long a, unsigned long long b, int accumulate) {\n"
+                     "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" +
+                     std::to_string(count + 2) +
+                     ", 0;\\n\"\n               \"wgmma.mma_async.sync.aligned.m64n" +
                      std::to_string(spec.blockN) + "k16.f32." + type + "." + type + " {";
   for (int i = 0; i < count; ++i)
     text += (i ? ", %" : "%") + std::to_string(i);
   text += "}, %" + std::to_string(count) + ", %" + std::to_string(count + 1) +
-          ", 1, 1, 1, 0, 1;\\n\"\n               : ";
+          ", p, 1, 1, 0, 1;\\n}\\n\"\n               : ";
   for (int i = 0; i < count; ++i)
     text += std::string(i ? ", " : "") + "\"+f\"(acc[" + std::to_string(i) + "])";
-  text += "\n               : \"l\"(a), \"l\"(b));\n}\n";
+  text += "\n               : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n}\n";
   return text;
 }
 
@@ -138,14 +148,15 @@ std::string generateWgmmaGemmSource(const WgmmaGemmSpec &spec) {
             "u\n#define CGC_B_LEADING 8192u\n#define CGC_B_STRIDE 1024u\n#define CGC_MIN_BLOCKS " +
             str(getWgmmaGemmBlocksPerMultiprocessor(spec)) + "\n#define CGC_BIAS " + str(spec.bias ? 1 : 0) +
             "\n#define CGC_LOAD " + load + "\n#define CGC_STORE " + store +
-            "\n#define CGC_ACTIVATION " + activation + "\n";
+            "\n#define CGC_ACTIVATION " + activation + "\n#define CGC_PING_PONG " +
+            str(spec.pingPong ? 1 : 0) + "\n";
   source += kHelpers;
   source += generateMma(spec);
   source += R"cuda(
 // Persistent: block b computes tiles b, b + gridDim, ... (row-major over
 // the tiles). Warps 0-7: two computing warpgroups (rows 0-63 and 64-127 of
-// a tile); warp 8: the copies, which run ahead into the next tile while the
-// others store.
+// a tile; ping-pong: whole tiles, every other one of the block's); warp 8:
+// the copies, which run ahead into the next tile while the others store.
 extern "C" __global__ void __launch_bounds__(288, CGC_MIN_BLOCKS)
 cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
                const __grid_constant__ cgc_tensor_map mapB, unsigned short *__restrict__ out,
@@ -153,13 +164,21 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
   extern __shared__ unsigned char cgc_shared[];
   const unsigned base = ((unsigned)__cvta_generic_to_shared(cgc_shared) + 1023u) & ~1023u;
   // full[s] at barriers + 8s (the copies arrived), empty[s] at barriers +
-  // 8 (STAGES + s) (both computing warpgroups are done with slot s).
+  // 8 (STAGES + s) (both computing warpgroups, or the ping-pong one that
+  // read it, are done with slot s).
   const unsigned barriers = base + CGC_STAGES * CGC_STAGE_BYTES;
   const int warpgroup = threadIdx.x / 128;
+  // Ping-pong: order[w] at barriers + 8 (2 STAGES + w), warpgroup w's
+  // turn to run its main loop.
+  const unsigned order = barriers + 16 * CGC_STAGES;
   if (threadIdx.x == 256) {
     for (int s = 0; s < CGC_STAGES; ++s) {
       cgc_mbar_init(barriers + 8 * s, 1);
-      cgc_mbar_init(barriers + 8 * (CGC_STAGES + s), 2);
+      cgc_mbar_init(barriers + 8 * (CGC_STAGES + s), CGC_PING_PONG ? 1 : 2);
+    }
+    if (CGC_PING_PONG) {
+      cgc_mbar_init(order, 1);
+      cgc_mbar_init(order + 8, 1);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -186,8 +205,73 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     }
     return;
   }
-  const unsigned rows = warpgroup * 8192u;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+#if CGC_PING_PONG
+  // Warpgroup w takes the block's tiles w, w + 2, ...: ring steps
+  // (w + 2j) · K_TILES on. Its j-th main loop waits for the other's
+  // previous one to be issued (order[w], phase j - 1 for warpgroup 0).
+  int it = warpgroup * CGC_K_TILES;
+  int turn = 0;
+  for (int tile = blockIdx.x + warpgroup * gridDim.x; tile < CGC_TILES;
+       tile += 2 * gridDim.x, it += CGC_K_TILES, ++turn) {
+    const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
+    const int row = m0 + warp * 16 + lane / 4;
+    unsigned biasPairs[CGC_BN / 8];
+#pragma unroll
+    for (int j = 0; j < CGC_BN / 8; ++j) {
+      const int col = n0 + j * 8 + (lane % 4) * 2;
+      biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
+    }
+    // Rows 0-63 and 64-127 of the tile (the first step overwrites them).
+    float acc[2][CGC_BN / 2];
+    if (warpgroup == 1)
+      cgc_mbar_wait(order + 8, turn & 1);
+    else if (turn > 0)
+      cgc_mbar_wait(order, (turn - 1) & 1);
+    for (int kt = 0; kt < CGC_K_TILES; ++kt, ++it) {
+      const int s = it % CGC_STAGES;
+      cgc_mbar_wait(barriers + 8 * s, (it / CGC_STAGES) & 1);
+      const unsigned slot = base + s * CGC_STAGE_BYTES;
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        const unsigned long long b =
+            cgc_wgmma_desc(slot + CGC_A_BYTES + kk * 2048, CGC_B_LEADING, CGC_B_STRIDE);
+        cgc_wgmma(acc[0], cgc_wgmma_desc(slot + kk * 32, 16, 1024), b, kt | kk);
+        cgc_wgmma(acc[1], cgc_wgmma_desc(slot + 8192u + kk * 32, 16, 1024), b, kt | kk);
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      if (kt == CGC_K_TILES - 1 && threadIdx.x % 128 == 0)
+        cgc_mbar_arrive(warpgroup == 0 ? order + 8 : order);
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0)
+        cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+#pragma unroll
+      for (int j = 0; j < CGC_BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+        if (col < CGC_N) {
+          const float b0 = CGC_LOAD((unsigned short)(biasPairs[j] & 0xffffu));
+          const float b1 = CGC_LOAD((unsigned short)(biasPairs[j] >> 16));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = row + 64 * half + 8 * h;
+            if (r < CGC_M) {
+              const float v0 = CGC_ACTIVATION(acc[half][4 * j + 2 * h] + b0);
+              const float v1 = CGC_ACTIVATION(acc[half][4 * j + 2 * h + 1] + b1);
+              *(unsigned *)(out + (long long)r * CGC_N + col) =
+                  (unsigned)CGC_STORE(v0) | ((unsigned)CGC_STORE(v1) << 16);
+            }
+          }
+        }
+      }
+  }
+#else
+  const unsigned rows = warpgroup * 8192u;
   int it = 0;
   for (int tile = blockIdx.x; tile < CGC_TILES; tile += gridDim.x) {
     const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
@@ -199,10 +283,7 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
       const int col = n0 + j * 8 + (lane % 4) * 2;
       biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
     }
-    float acc[CGC_BN / 2];
-#pragma unroll
-    for (int i = 0; i < CGC_BN / 2; ++i)
-      acc[i] = 0.0f;
+    float acc[CGC_BN / 2];  // the first step overwrites it
     // Step kt's products are issued before step kt - 1's are waited for,
     // so the tensor cores always have the next group queued; then kt - 1's
     // slot is given back.
@@ -214,7 +295,8 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
         cgc_wgmma(acc, cgc_wgmma_desc(slot + rows + kk * 32, 16, 1024),
-                  cgc_wgmma_desc(slot + CGC_A_BYTES + kk * 2048, CGC_B_LEADING, CGC_B_STRIDE));
+                  cgc_wgmma_desc(slot + CGC_A_BYTES + kk * 2048, CGC_B_LEADING, CGC_B_STRIDE),
+                  kt | kk);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (kt > 0)
@@ -241,6 +323,7 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
       }
     }
   }
+#endif
 }
 )cuda";
   return source;

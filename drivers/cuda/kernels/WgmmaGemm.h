@@ -22,6 +22,16 @@
 // with K and N multiples of 8 (16-byte rows) run; A and B must be 16-byte
 // aligned, the bias 4-byte aligned.
 //
+// Two blocks a multiprocessor run the same steps at the same time, so their
+// epilogues (the GELU of 64 values a thread, then the stores) leave the
+// tensor cores idle together. The ping-pong form (CUTLASS's name) gives
+// each warpgroup whole 128×128 tiles of its own instead (two m64n128k16
+// MMAs a step, 128 accumulators a thread) in one block a multiprocessor:
+// the warpgroups take the block's tiles in turn, a pair of mbarriers
+// ordering their main loops, so that one's epilogue runs while the other
+// multiplies, and the ring's slots are consumed in the order the copies
+// fill them (each full barrier is waited on at most one phase ahead).
+//
 // The generated source is the kernel only: it uses the device preamble's
 // conversions and cgc_gelu16 (DeviceCode.h). The host side encodes the two
 // tensor maps (cuTensorMapEncodeTiled, found through the runtime's driver
@@ -48,6 +58,11 @@ struct WgmmaGemmSpec {
   int blockN = 256;
   /// Shared-memory slots of the copy ring (each 16 KiB + BN·128 bytes).
   int stages = 4;
+  /// Ping-pong (128 columns, one block a multiprocessor): each computing
+  /// warpgroup takes whole tiles of its own, every other one of the
+  /// block's, so that one's epilogue runs while the other's products do.
+  /// Otherwise both take 64 rows of each tile.
+  bool pingPong = false;
   /// The device's multiprocessors (the persistent grid's size).
   int multiprocessors = 132;
 };

@@ -642,7 +642,8 @@ constexpr const char *kWgmmaTile = "CGC_CUDA_WGMMA_TILE";
 
 /// Each tile on the graph's cases and on a product of more tiles than the
 /// persistent grid has blocks (320 tiles of 128x128; each block takes
-/// several), in float16 and bfloat16.
+/// several), in float16 and bfloat16; the ping-pong form with two slots
+/// too (its warpgroups' main loops then wait on each other's every step).
 TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *context = getDeviceContext();
@@ -656,7 +657,7 @@ TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
     cases.push_back(l.builder.finish("gelu_wgmma_many_tiles", gelu));
   }
   ScopedEnvironment forced(kMatmulPath, "wgmma");
-  for (const char *tile : {"128x3", "128x4"}) {
+  for (const char *tile : {"128x3", "128x4", "128x6p", "128x2p"}) {
     SCOPED_TRACE(tile);
     ScopedEnvironment only(kWgmmaTile, tile);
     for (const DefinitionCase &definitionCase : cases)
@@ -699,9 +700,12 @@ TEST_F(FusedMatmulTest, ForcedHopperGemmNamesWhatItTakes) {
     EXPECT_NE(message.find("needs compute capability 9.0"), std::string::npos) << message;
     return;
   }
-  ScopedEnvironment unknown(kWgmmaTile, "64x2");
-  message = buildMessage(geluCase);
-  EXPECT_NE(message.find("CGC_CUDA_WGMMA_TILE=64x2 names no tile of the Hopper GEMM"),
-            std::string::npos)
-      << message;
+  for (const char *tile : {"64x2", "256x4p"}) {
+    ScopedEnvironment unknown(kWgmmaTile, tile);
+    message = buildMessage(geluCase);
+    EXPECT_NE(message.find("CGC_CUDA_WGMMA_TILE=" + std::string(tile) +
+                           " names no tile of the Hopper GEMM"),
+              std::string::npos)
+        << message;
+  }
 }

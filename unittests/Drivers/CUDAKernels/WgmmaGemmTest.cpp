@@ -17,8 +17,10 @@ using namespace cgc::cuda;
 
 namespace {
 
-WgmmaGemmSpec makeSpec(int64_t m, int64_t n, int64_t k, int blockN, int stages) {
+WgmmaGemmSpec makeSpec(int64_t m, int64_t n, int64_t k, int blockN, int stages,
+                       bool pingPong = false) {
   WgmmaGemmSpec spec;
+  spec.pingPong = pingPong;
   spec.m = m;
   spec.n = n;
   spec.k = k;
@@ -29,12 +31,17 @@ WgmmaGemmSpec makeSpec(int64_t m, int64_t n, int64_t k, int blockN, int stages) 
 
 TEST(WgmmaGemmTest, SourcesCompileForSm90a) {
   std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
-  for (auto [blockN, stages] : {std::pair{128, 3}, std::pair{128, 4}, std::pair{256, 4}})
+  struct Tile {
+    int blockN, stages;
+    bool pingPong;
+  };
+  for (auto [blockN, stages, pingPong] :
+       {Tile{128, 3, false}, Tile{128, 4, false}, Tile{256, 4, false}, Tile{128, 6, true}})
     for (bool bfloat16 : {false, true})
       for (bool bias : {false, true})
         for (auto activation :
              {WgmmaGemmSpec::Activation::None, WgmmaGemmSpec::Activation::GeluErf}) {
-          WgmmaGemmSpec spec = makeSpec(300, 200, 136, blockN, stages);
+          WgmmaGemmSpec spec = makeSpec(300, 200, 136, blockN, stages, pingPong);
           spec.bfloat16 = bfloat16;
           spec.bias = bias;
           spec.activation = activation;
@@ -43,12 +50,13 @@ TEST(WgmmaGemmTest, SourcesCompileForSm90a) {
           llvm::Expected<DeviceFunction> function = context->getCompiler().getFunction(
               source, kWgmmaGemmKernelName, /*archSpecific=*/true);
           EXPECT_TRUE(static_cast<bool>(function))
-              << "tile 128x" << blockN << ", " << stages << " slots, "
+              << "tile 128x" << blockN << ", " << stages << " slots"
+              << (pingPong ? ", ping-pong, " : ", ")
               << (bfloat16 ? "bfloat16" : "float16") << (bias ? ", bias" : "") << ": "
               << (function ? "" : llvm::toString(function.takeError()));
         }
   // Each distinct source compiled once.
-  EXPECT_EQ(context->getCompiler().getModuleCount(), 24u);
+  EXPECT_EQ(context->getCompiler().getModuleCount(), 32u);
 }
 
 TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
@@ -59,6 +67,9 @@ TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
   EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3072, 768, 64, 3))) << "no 64-column tile";
   EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(128, 3072, 768, 256, 5)))
       << "five 48 KiB slots exceed shared memory";
+  EXPECT_TRUE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 128, 7, /*pingPong=*/true)));
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 256, 4, /*pingPong=*/true)))
+      << "ping-pong tiles have 128 columns";
 }
 
 TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
@@ -70,6 +81,12 @@ TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
   WgmmaGemmSpec oneBlock = makeSpec(128, 3072, 768, 128, 4);
   EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(oneBlock), 1);
   EXPECT_EQ(getWgmmaGemmGrid(oneBlock), 24u);
+  // Ping-pong: one block a multiprocessor, its two warpgroups' turns
+  // ordered by two more mbarriers.
+  WgmmaGemmSpec pingPong = makeSpec(4096, 3072, 768, 128, 6, /*pingPong=*/true);
+  EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(pingPong), 1);
+  EXPECT_EQ(getWgmmaGemmSharedBytes(pingPong), 6u * 32768 + 1024 + 96 + 16);
+  EXPECT_EQ(getWgmmaGemmGrid(pingPong), 132u);
 }
 
 TEST(WgmmaGemmTest, OtherArchitecturesAreRefused) {
