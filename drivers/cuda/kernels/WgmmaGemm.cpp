@@ -206,28 +206,36 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     return;
   }
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-#if CGC_PING_PONG
-  // Warpgroup w takes the block's tiles w, w + 2, ...: ring steps
-  // (w + 2j) · K_TILES on. Its j-th main loop waits for the other's
-  // previous one to be issued (order[w], phase j - 1 for warpgroup 0).
-  int it = warpgroup * CGC_K_TILES;
+  // Cooperative: both warpgroups take every tile of the block, 64 rows
+  // each (one accumulator set). Ping-pong: warpgroup w takes the block's
+  // tiles w, w + 2, ... (ring steps (w + 2j) · K_TILES on), all 128 rows
+  // (two sets); its j-th main loop waits for the other's previous one to
+  // be issued (order[w], phase j - 1 for warpgroup 0).
+  constexpr int halves = CGC_PING_PONG ? 2 : 1;
+  const unsigned rows = CGC_PING_PONG ? 0u : warpgroup * 8192u;
+  const int tileStep = (CGC_PING_PONG ? 2 : 1) * gridDim.x;
+  int it = CGC_PING_PONG ? warpgroup * CGC_K_TILES : 0;
   int turn = 0;
-  for (int tile = blockIdx.x + warpgroup * gridDim.x; tile < CGC_TILES;
-       tile += 2 * gridDim.x, it += CGC_K_TILES, ++turn) {
+  for (int tile = blockIdx.x + (CGC_PING_PONG ? warpgroup * gridDim.x : 0); tile < CGC_TILES;
+       tile += tileStep, ++turn) {
     const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
-    const int row = m0 + warp * 16 + lane / 4;
+    const int row = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64) + warp * 16 + lane / 4;
+    // This thread's bias pairs, read before the products hide the wait.
     unsigned biasPairs[CGC_BN / 8];
 #pragma unroll
     for (int j = 0; j < CGC_BN / 8; ++j) {
       const int col = n0 + j * 8 + (lane % 4) * 2;
       biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
     }
-    // Rows 0-63 and 64-127 of the tile (the first step overwrites them).
-    float acc[2][CGC_BN / 2];
-    if (warpgroup == 1)
+    // Rows 64h.. of the warpgroup's (the first step overwrites them).
+    float acc[halves][CGC_BN / 2];
+    if (CGC_PING_PONG && warpgroup == 1)
       cgc_mbar_wait(order + 8, turn & 1);
-    else if (turn > 0)
+    else if (CGC_PING_PONG && turn > 0)
       cgc_mbar_wait(order, (turn - 1) & 1);
+    // Step kt's products are issued before step kt - 1's are waited for,
+    // so the tensor cores always have the next group queued; then kt - 1's
+    // slot is given back.
     for (int kt = 0; kt < CGC_K_TILES; ++kt, ++it) {
       const int s = it % CGC_STAGES;
       cgc_mbar_wait(barriers + 8 * s, (it / CGC_STAGES) & 1);
@@ -237,11 +245,13 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
       for (int kk = 0; kk < 4; ++kk) {
         const unsigned long long b =
             cgc_wgmma_desc(slot + CGC_A_BYTES + kk * 2048, CGC_B_LEADING, CGC_B_STRIDE);
-        cgc_wgmma(acc[0], cgc_wgmma_desc(slot + kk * 32, 16, 1024), b, kt | kk);
-        cgc_wgmma(acc[1], cgc_wgmma_desc(slot + 8192u + kk * 32, 16, 1024), b, kt | kk);
+#pragma unroll
+        for (int half = 0; half < halves; ++half)
+          cgc_wgmma(acc[half], cgc_wgmma_desc(slot + rows + half * 8192u + kk * 32, 16, 1024),
+                    b, kt | kk);
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      if (kt == CGC_K_TILES - 1 && threadIdx.x % 128 == 0)
+      if (CGC_PING_PONG && kt == CGC_K_TILES - 1 && threadIdx.x % 128 == 0)
         cgc_mbar_arrive(warpgroup == 0 ? order + 8 : order);
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (kt > 0)
@@ -250,7 +260,7 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
 #pragma unroll
-    for (int half = 0; half < 2; ++half)
+    for (int half = 0; half < halves; ++half)
 #pragma unroll
       for (int j = 0; j < CGC_BN / 8; ++j) {
         const int col = n0 + j * 8 + (lane % 4) * 2;
@@ -269,61 +279,10 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
           }
         }
       }
+    // Ping-pong: past the other warpgroup's tile's steps.
+    if (CGC_PING_PONG)
+      it += CGC_K_TILES;
   }
-#else
-  const unsigned rows = warpgroup * 8192u;
-  int it = 0;
-  for (int tile = blockIdx.x; tile < CGC_TILES; tile += gridDim.x) {
-    const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
-    const int row = m0 + warpgroup * 64 + warp * 16 + lane / 4;
-    // This thread's bias pairs, read before the products hide the wait.
-    unsigned biasPairs[CGC_BN / 8];
-#pragma unroll
-    for (int j = 0; j < CGC_BN / 8; ++j) {
-      const int col = n0 + j * 8 + (lane % 4) * 2;
-      biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
-    }
-    float acc[CGC_BN / 2];  // the first step overwrites it
-    // Step kt's products are issued before step kt - 1's are waited for,
-    // so the tensor cores always have the next group queued; then kt - 1's
-    // slot is given back.
-    for (int kt = 0; kt < CGC_K_TILES; ++kt, ++it) {
-      const int s = it % CGC_STAGES;
-      cgc_mbar_wait(barriers + 8 * s, (it / CGC_STAGES) & 1);
-      const unsigned slot = base + s * CGC_STAGE_BYTES;
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
-        cgc_wgmma(acc, cgc_wgmma_desc(slot + rows + kk * 32, 16, 1024),
-                  cgc_wgmma_desc(slot + CGC_A_BYTES + kk * 2048, CGC_B_LEADING, CGC_B_STRIDE),
-                  kt | kk);
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > 0)
-        cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
-#pragma unroll
-    for (int j = 0; j < CGC_BN / 8; ++j) {
-      const int col = n0 + j * 8 + (lane % 4) * 2;
-      if (col < CGC_N) {
-        const float b0 = CGC_LOAD((unsigned short)(biasPairs[j] & 0xffffu));
-        const float b1 = CGC_LOAD((unsigned short)(biasPairs[j] >> 16));
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = row + 8 * h;
-          if (r < CGC_M) {
-            const float v0 = CGC_ACTIVATION(acc[4 * j + 2 * h] + b0);
-            const float v1 = CGC_ACTIVATION(acc[4 * j + 2 * h + 1] + b1);
-            *(unsigned *)(out + (long long)r * CGC_N + col) =
-                (unsigned)CGC_STORE(v0) | ((unsigned)CGC_STORE(v1) << 16);
-          }
-        }
-      }
-    }
-  }
-#endif
 }
 )cuda";
   return source;
