@@ -40,10 +40,10 @@ constexpr int64_t kConvolutionPoolMaxSharedBytes = 96 * 1024;
 /// channels up to 64, a chain whose other operands vary along channels
 /// only; a max pool of at most 3×3, undilated, strides at most its window,
 /// padding less than its window, every window meeting the convolution's
-/// result (ceil mode's last window may not); and shared memory for the weights, a band
-/// of input rows, a ring of the pool's window of convolution rows, a
-/// staging area for the next band and the per-channel operands within
-/// kConvolutionPoolMaxSharedBytes. The device needs compute
+/// result (ceil mode's last window may not); and shared memory for the
+/// weights, a band of input rows, a ring of the pool's window of
+/// convolution rows, a staging area for the next band and the per-channel
+/// operands within kConvolutionPoolMaxSharedBytes. The device needs compute
 /// capability 8.0 (buildConvolutionPool says so).
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape);
 

@@ -7,10 +7,11 @@
 // few images, a row count that leaves the last tile partly empty, a first
 // chain without residual, per-channel operands in both chains and a clip,
 // and joins whose residual is a projection (conv_nhwc_pair_projection,
-// with and without its bias); in float16 and bfloat16. On a device each case runs as the driver builds
-// it (the kernel or the two convolutions apart, whichever it timed
-// faster) and as the kernel alone, directly and through graph capture;
-// without one, each case compiles, and the refusals are checked.
+// with and without its bias); in float16 and bfloat16. On a device each
+// case runs as the driver builds it (the kernel or the two convolutions
+// apart, whichever it timed faster) and as the kernel alone, directly and
+// through graph capture; without one, each case compiles, and the
+// refusals are checked.
 //
 //===----------------------------------------------------------------------===//
 
