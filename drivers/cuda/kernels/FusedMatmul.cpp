@@ -30,12 +30,12 @@
 // A float16 or bfloat16 product whose epilogue is a bias and an exact GELU
 // (BERT's and ViT's feed-forward) also has a cuDNN graph (matmul, bias and
 // GELU_FWD nodes, CudnnMatmulGraph.h), which applies the GELU before the
-// one store; on a device both are timed once per build and the faster
-// kept (CGC_CUDA_MATMUL=graph|library forces one, CGC_CUDA_VERBOSE=1
-// prints the times). On an H100 or H200 (compute capability 9.0) the same
-// products also have a generated Hopper GEMM (WgmmaGemm.h) that adds the
-// bias and applies the GELU in its epilogue (CGC_CUDA_MATMUL=wgmma forces
-// it, =timed times it against the others and keeps the fastest).
+// one store, and on an H100 or H200 (compute capability 9.0) a generated
+// Hopper GEMM (WgmmaGemm.h) that adds the bias and applies the GELU in its
+// epilogue. Unasked, the Hopper GEMM's default tile is timed against the
+// library path once per distinct product and the faster kept;
+// CGC_CUDA_MATMUL=library|graph|wgmma forces one, =timed times them all
+// (CGC_CUDA_VERBOSE=1 prints the times).
 //
 //===----------------------------------------------------------------------===//
 
@@ -494,18 +494,24 @@ static std::optional<MatmulGraphSpec> getGraphSpec(const FusedProduct &fused,
 /// generated epilogue (the cuDNN graph, the Hopper GEMM), read at each
 /// build so that tests can set it.
 enum class PathUse {
-  /// Left out (unset, "library", another path's name).
+  /// Left out ("library", another path's name; unset for the graph).
   Never,
   /// Run, or an error saying why it cannot (the path's name).
   Forced,
   /// Timed against the others where it runs, the fastest kept ("timed").
   Timed,
+  /// Unset, for the Hopper GEMM: its default tile alone timed against the
+  /// library path where it runs, the faster kept.
+  Default,
 };
 
-/// The use CGC_CUDA_MATMUL asks of the path it forces with `forcedName`.
-static PathUse getPathUse(llvm::StringRef forcedName) {
+/// The use CGC_CUDA_MATMUL asks of the path it forces with `forcedName`;
+/// `unset` when it is not set.
+static PathUse getPathUse(llvm::StringRef forcedName, PathUse unset = PathUse::Never) {
   const char *value = std::getenv("CGC_CUDA_MATMUL");
-  llvm::StringRef name = value ? value : "";
+  if (!value)
+    return unset;
+  llvm::StringRef name = value;
   if (name == forcedName)
     return PathUse::Forced;
   if (name == "timed")
@@ -573,31 +579,33 @@ static llvm::Expected<Kernel> keepFasterGraph(const FusedProduct &fused, const E
 // The Hopper GEMM: the product with its bias and exact GELU in one kernel
 //===----------------------------------------------------------------------===//
 
-/// The tiles timed: 128 columns with three slots (two blocks a
-/// multiprocessor), with four (one block; the faster at batch 1), and the
-/// ping-pong form with six (one block whose warpgroups take tiles in turn;
-/// the fastest of the three at BERT-base's and ViT-B/16's batch 32 on an
-/// H100, 51.4 and 77.6 µs).
+/// The tiles CGC_CUDA_MATMUL=timed times, each with the staged epilogue:
+/// the ping-pong form with four slots (one block whose warpgroups take
+/// 128x128 tiles in turn), both warpgroups on each 128x128 tile with five
+/// slots, and on each 128x256 tile with three. On an H100, BERT-base's
+/// batch-32 feed-forward product with its GELU took 46.3, 46.2 and 47.2 µs
+/// (cuBLASLt + the GELU pass 52.5), ViT-B/16's 70.6, 72.2 and 73.9 µs
+/// (75.4); the in-place epilogues of the same tiles 49.6-58.8 µs at BERT's.
+/// Unset, the first alone is timed against the library path.
 struct WgmmaTile {
   int columns = 128, stages = 3;
   bool pingPong = false;
+  bool staged = false;
 };
-static constexpr WgmmaTile kWgmmaTiles[] = {{128, 3, false}, {128, 4, false}, {128, 6, true}};
+static constexpr WgmmaTile kWgmmaTiles[] = {
+    {128, 4, true, true}, {128, 5, false, true}, {256, 3, false, true}};
 
 /// `current` (cuBLASLt and the generated epilogue, or the cuDNN graph), or
 /// the Hopper GEMM of the same definition as CGC_CUDA_MATMUL asks: forced
 /// (an error where it cannot run the definition), or timed against
 /// `current` on a device of compute capability 9.0 and kept when faster.
-/// Unasked, it is left out: on an H100 it was slower than cuBLASLt + the
-/// generated GELU at BERT-base's and ViT-B/16's batch 32 (54.7 against
-/// 51.5 µs, 82.0 against 76.4 µs); faster alone at batch 1 (11.7 against
-/// 15.7 µs, 12-14 against 15-18 µs), but the models were not measurably
-/// faster (within the runs' spread) while compiling and timing it added
-/// about a second to a cold compile.
+/// Unasked (CGC_CUDA_MATMUL unset), its default tile is timed against
+/// `current` on such a device: one more runtime compilation, a few tenths
+/// of a second of a cold compile.
 static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const EpiloguePlan &plan,
                                               Kernel current, KernelContext::Impl &context) {
   FunctionalDefinitionOp definition = fused.definition;
-  PathUse use = getPathUse("wgmma");
+  PathUse use = getPathUse("wgmma", PathUse::Default);
   bool forced = use == PathUse::Forced;
   std::optional<MatmulGraphSpec> spec = getGraphSpec(fused, plan);
   std::optional<std::string> deviceRefusal = getWgmmaGemmRefusal(context);
@@ -620,23 +628,26 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
   if (deviceRefusal)
     return refuse(*deviceRefusal);
   std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
-  // CGC_CUDA_WGMMA_TILE=<columns>x<slots>[p] builds that tile alone (128x3,
-  // 128x4 and the ping-pong 128x6p are the timed ones; tests run each).
+  // CGC_CUDA_WGMMA_TILE=<columns>x<slots>[p][s] builds that tile alone
+  // (tests run each).
   const char *tileValue = std::getenv("CGC_CUDA_WGMMA_TILE");
   llvm::StringRef onlyTile = tileValue ? tileValue : "";
-  std::vector<WgmmaTile> tiles(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+  std::vector<WgmmaTile> tiles(std::begin(kWgmmaTiles),
+                               use == PathUse::Default ? std::begin(kWgmmaTiles) + 1
+                                                       : std::end(kWgmmaTiles));
   if (!onlyTile.empty()) {
     auto [columnText, stageText] = onlyTile.split('x');
+    bool staged = stageText.consume_back("s");
     bool pingPong = stageText.consume_back("p");
     int columns = 0, stages = 0;
     tiles.clear();
     if (!columnText.getAsInteger(10, columns) && !stageText.getAsInteger(10, stages) &&
         (columns == 128 || (columns == 256 && !pingPong)) && stages >= 2 && stages <= 8)
-      tiles.push_back({columns, stages, pingPong});
+      tiles.push_back({columns, stages, pingPong, staged});
   }
   std::vector<Kernel> candidates;
   std::vector<std::string> labels;
-  for (auto [columns, stages, pingPong] : tiles) {
+  for (auto [columns, stages, pingPong, staged] : tiles) {
     WgmmaGemmSpec gemm;
     gemm.bfloat16 = spec->dtype == DType::BF16;
     gemm.m = spec->m;
@@ -646,18 +657,21 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
     gemm.blockN = columns;
     gemm.stages = stages;
     gemm.pingPong = pingPong;
+    gemm.staged = staged;
     auto kernel =
         buildWgmmaGemmKernel(gemm, spec->lhs, spec->rhs, spec->bias, current, context, name);
     if (!kernel)
       return refuse(llvm::toString(kernel.takeError()));
     candidates.push_back(std::move(*kernel));
     labels.push_back("128x" + std::to_string(columns) + " tile, " + std::to_string(stages) +
-                     " slots" + (pingPong ? ", ping-pong" : ""));
+                     " slots" + (pingPong ? ", ping-pong" : "") +
+                     (staged ? ", staged epilogue" : ""));
   }
   if (candidates.empty())
     return refuse("CGC_CUDA_WGMMA_TILE=" + onlyTile.str() +
-                  " names no tile of the Hopper GEMM (<columns>x<slots>[p]: 128 or 256 "
-                  "columns, 2 to 8 slots, p for ping-pong warpgroups with 128 columns)");
+                  " names no tile of the Hopper GEMM (<columns>x<slots>[p][s]: 128 or 256 "
+                  "columns, 2 to 8 slots, p for ping-pong warpgroups with 128 columns, s for "
+                  "the epilogue staged through shared memory)");
   if (!context.hasDevice())
     return std::move(candidates.front());
   // A model's repeated layers are timed once.

@@ -38,6 +38,18 @@ bool isWgmmaGemmSupported(const WgmmaGemmSpec &spec) {
          spec.n <= (int64_t(1) << 31) - 1 && spec.k <= (int64_t(1) << 31) - 1;
 }
 
+/// Elements of one staged row: the tile's columns and 8 of padding, so that
+/// the 8 rows of a warp's fragment pairs fall in distinct banks.
+static int64_t getStagedRow(const WgmmaGemmSpec &spec) { return spec.blockN + 8; }
+
+/// Bytes of one warpgroup's staging buffer (its rows of the tile).
+static int64_t getStagingBytes(const WgmmaGemmSpec &spec) {
+  if (!spec.staged)
+    return 0;
+  int64_t rows = spec.pingPong ? kWgmmaGemmBlockM : kWgmmaGemmBlockM / 2;
+  return rows * getStagedRow(spec) * 2;
+}
+
 int getWgmmaGemmBlocksPerMultiprocessor(const WgmmaGemmSpec &spec) {
   return !spec.pingPong && spec.blockN == 128 &&
                  2 * getWgmmaGemmSharedBytes(spec) <= 228 * 1024 - 2048
@@ -46,8 +58,8 @@ int getWgmmaGemmBlocksPerMultiprocessor(const WgmmaGemmSpec &spec) {
 }
 
 size_t getWgmmaGemmSharedBytes(const WgmmaGemmSpec &spec) {
-  return size_t(spec.stages * getStageBytes(spec)) + 1024 + 16 * size_t(spec.stages) +
-         (spec.pingPong ? 16 : 0);
+  return size_t(spec.stages * getStageBytes(spec)) + 2 * size_t(getStagingBytes(spec)) + 1024 +
+         16 * size_t(spec.stages) + (spec.pingPong ? 16 : 0);
 }
 
 unsigned getWgmmaGemmGrid(const WgmmaGemmSpec &spec) {
@@ -149,7 +161,9 @@ std::string generateWgmmaGemmSource(const WgmmaGemmSpec &spec) {
             str(getWgmmaGemmBlocksPerMultiprocessor(spec)) + "\n#define CGC_BIAS " + str(spec.bias ? 1 : 0) +
             "\n#define CGC_LOAD " + load + "\n#define CGC_STORE " + store +
             "\n#define CGC_ACTIVATION " + activation + "\n#define CGC_PING_PONG " +
-            str(spec.pingPong ? 1 : 0) + "\n";
+            str(spec.pingPong ? 1 : 0) + "\n#define CGC_STAGED " + str(spec.staged ? 1 : 0) +
+            "\n#define CGC_STAGING_BYTES " + str(getStagingBytes(spec)) +
+            "u\n#define CGC_STAGED_ROW " + str(getStagedRow(spec)) + "\n";
   source += kHelpers;
   source += generateMma(spec);
   source += R"cuda(
@@ -163,10 +177,11 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
                const unsigned short *__restrict__ bias) {
   extern __shared__ unsigned char cgc_shared[];
   const unsigned base = ((unsigned)__cvta_generic_to_shared(cgc_shared) + 1023u) & ~1023u;
-  // full[s] at barriers + 8s (the copies arrived), empty[s] at barriers +
-  // 8 (STAGES + s) (both computing warpgroups, or the ping-pong one that
-  // read it, are done with slot s).
-  const unsigned barriers = base + CGC_STAGES * CGC_STAGE_BYTES;
+  // The slots, then each computing warpgroup's staging buffer, then the
+  // mbarriers: full[s] at barriers + 8s (the copies arrived), empty[s] at
+  // barriers + 8 (STAGES + s) (both computing warpgroups, or the ping-pong
+  // one that read it, are done with slot s).
+  const unsigned barriers = base + CGC_STAGES * CGC_STAGE_BYTES + 2 * CGC_STAGING_BYTES;
   const int warpgroup = threadIdx.x / 128;
   // Ping-pong: order[w] at barriers + 8 (2 STAGES + w), warpgroup w's
   // turn to run its main loop.
@@ -259,6 +274,51 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     cgc_release(barriers + 8 * (CGC_STAGES + (it - 1) % CGC_STAGES));
+#if CGC_STAGED
+    // The warpgroup's rows (acc + bias, rounded) into its buffer once every
+    // thread of it has read the previous tile's, then 8 contiguous values
+    // a thread: the activation, one 16-byte store.
+    const unsigned staging = base + CGC_STAGES * CGC_STAGE_BYTES + warpgroup * CGC_STAGING_BYTES;
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + warpgroup) : "memory");
+#pragma unroll
+    for (int half = 0; half < halves; ++half)
+#pragma unroll
+      for (int j = 0; j < CGC_BN / 8; ++j) {
+        const float b0 = CGC_LOAD((unsigned short)(biasPairs[j] & 0xffffu));
+        const float b1 = CGC_LOAD((unsigned short)(biasPairs[j] >> 16));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = 64 * half + 16 * warp + lane / 4 + 8 * h;
+          const unsigned pair = (unsigned)CGC_STORE(acc[half][4 * j + 2 * h] + b0) |
+                                ((unsigned)CGC_STORE(acc[half][4 * j + 2 * h + 1] + b1) << 16);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
+                           staging + 2u * (r * CGC_STAGED_ROW + j * 8 + (lane % 4) * 2)),
+                       "r"(pair)
+                       : "memory");
+        }
+      }
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + warpgroup) : "memory");
+    constexpr int chunksPerRow = CGC_BN / 8;
+    const int firstRow = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64);
+#pragma unroll 4
+    for (int c = threadIdx.x % 128; c < 64 * halves * chunksPerRow; c += 128) {
+      const int r = c / chunksPerRow, col = n0 + (c % chunksPerRow) * 8;
+      unsigned w[4];
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                   : "r"(staging + 2u * (r * CGC_STAGED_ROW + (c % chunksPerRow) * 8))
+                   : "memory");
+      if (firstRow + r < CGC_M && col < CGC_N) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float v0 = CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] & 0xffffu)));
+          const float v1 = CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] >> 16)));
+          w[e] = (unsigned)CGC_STORE(v0) | ((unsigned)CGC_STORE(v1) << 16);
+        }
+        cgc_store_16(out + (long long)(firstRow + r) * CGC_N + col, w[0], w[1], w[2], w[3]);
+      }
+    }
+#else
 #pragma unroll
     for (int half = 0; half < halves; ++half)
 #pragma unroll
@@ -279,6 +339,7 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
           }
         }
       }
+#endif
     // Ping-pong: past the other warpgroup's tile's steps.
     if (CGC_PING_PONG)
       it += CGC_K_TILES;

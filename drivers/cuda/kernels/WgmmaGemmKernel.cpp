@@ -70,7 +70,8 @@ llvm::Expected<Kernel> buildWgmmaGemmKernel(WgmmaGemmSpec spec, unsigned lhs, un
     auto misaligned = [](const void *pointer, uintptr_t alignment) {
       return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;
     };
-    if (misaligned(a, 16) || misaligned(b, 16) || misaligned(args.outputs[0], 4) ||
+    if (misaligned(a, 16) || misaligned(b, 16) ||
+        misaligned(args.outputs[0], spec.staged ? 16 : 4) ||
         misaligned(biasAddress, 4))
       return fallback.launch(args);
     alignas(64) unsigned char mapA[128];

@@ -643,7 +643,8 @@ constexpr const char *kWgmmaTile = "CGC_CUDA_WGMMA_TILE";
 /// Each tile on the graph's cases and on a product of more tiles than the
 /// persistent grid has blocks (320 tiles of 128x128; each block takes
 /// several), in float16 and bfloat16; the ping-pong form with two slots
-/// too (its warpgroups' main loops then wait on each other's every step).
+/// too (its warpgroups' main loops then wait on each other's every step),
+/// and each form with its epilogue staged through shared memory.
 TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
   KernelContext *context = getDeviceContext();
@@ -657,7 +658,8 @@ TEST_F(FusedMatmulTest, ExactGeluHopperGemmMatchesCpu) {
     cases.push_back(l.builder.finish("gelu_wgmma_many_tiles", gelu));
   }
   ScopedEnvironment forced(kMatmulPath, "wgmma");
-  for (const char *tile : {"128x3", "128x4", "128x6p", "128x2p"}) {
+  for (const char *tile :
+       {"128x3", "128x4", "128x6p", "128x2p", "128x4ps", "128x5s", "256x3s", "128x2ps"}) {
     SCOPED_TRACE(tile);
     ScopedEnvironment only(kWgmmaTile, tile);
     for (const DefinitionCase &definitionCase : cases)

@@ -18,9 +18,10 @@ using namespace cgc::cuda;
 namespace {
 
 WgmmaGemmSpec makeSpec(int64_t m, int64_t n, int64_t k, int blockN, int stages,
-                       bool pingPong = false) {
+                       bool pingPong = false, bool staged = false) {
   WgmmaGemmSpec spec;
   spec.pingPong = pingPong;
+  spec.staged = staged;
   spec.m = m;
   spec.n = n;
   spec.k = k;
@@ -33,15 +34,17 @@ TEST(WgmmaGemmTest, SourcesCompileForSm90a) {
   std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
   struct Tile {
     int blockN, stages;
-    bool pingPong;
+    bool pingPong, staged;
   };
-  for (auto [blockN, stages, pingPong] :
-       {Tile{128, 3, false}, Tile{128, 4, false}, Tile{256, 4, false}, Tile{128, 6, true}})
+  for (auto [blockN, stages, pingPong, staged] :
+       {Tile{128, 3, false, false}, Tile{128, 4, false, false}, Tile{256, 4, false, false},
+        Tile{128, 6, true, false}, Tile{128, 4, true, true}, Tile{128, 5, false, true},
+        Tile{256, 3, false, true}})
     for (bool bfloat16 : {false, true})
       for (bool bias : {false, true})
         for (auto activation :
              {WgmmaGemmSpec::Activation::None, WgmmaGemmSpec::Activation::GeluErf}) {
-          WgmmaGemmSpec spec = makeSpec(300, 200, 136, blockN, stages, pingPong);
+          WgmmaGemmSpec spec = makeSpec(300, 200, 136, blockN, stages, pingPong, staged);
           spec.bfloat16 = bfloat16;
           spec.bias = bias;
           spec.activation = activation;
@@ -51,12 +54,12 @@ TEST(WgmmaGemmTest, SourcesCompileForSm90a) {
               source, kWgmmaGemmKernelName, /*archSpecific=*/true);
           EXPECT_TRUE(static_cast<bool>(function))
               << "tile 128x" << blockN << ", " << stages << " slots"
-              << (pingPong ? ", ping-pong, " : ", ")
+              << (pingPong ? ", ping-pong, " : ", ") << (staged ? "staged, " : "")
               << (bfloat16 ? "bfloat16" : "float16") << (bias ? ", bias" : "") << ": "
               << (function ? "" : llvm::toString(function.takeError()));
         }
   // Each distinct source compiled once.
-  EXPECT_EQ(context->getCompiler().getModuleCount(), 32u);
+  EXPECT_EQ(context->getCompiler().getModuleCount(), 56u);
 }
 
 TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
@@ -70,6 +73,11 @@ TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
   EXPECT_TRUE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 128, 7, /*pingPong=*/true)));
   EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 256, 4, /*pingPong=*/true)))
       << "ping-pong tiles have 128 columns";
+  EXPECT_TRUE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 128, 4, true, /*staged=*/true)));
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 128, 5, true, /*staged=*/true)))
+      << "five slots and two 128-row staging buffers exceed shared memory";
+  EXPECT_FALSE(isWgmmaGemmSupported(makeSpec(4096, 3072, 768, 256, 4, false, /*staged=*/true)))
+      << "four 48 KiB slots and two 64x264 staging buffers exceed shared memory";
 }
 
 TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
@@ -87,6 +95,16 @@ TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
   EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(pingPong), 1);
   EXPECT_EQ(getWgmmaGemmSharedBytes(pingPong), 6u * 32768 + 1024 + 96 + 16);
   EXPECT_EQ(getWgmmaGemmGrid(pingPong), 132u);
+  // Staged: a buffer per computing warpgroup, its rows of the tile with 8
+  // elements of padding each (128 rows ping-pong, 64 otherwise).
+  WgmmaGemmSpec stagedPingPong = makeSpec(4096, 3072, 768, 128, 4, true, /*staged=*/true);
+  EXPECT_EQ(getWgmmaGemmSharedBytes(stagedPingPong),
+            4u * 32768 + 2 * 128 * 136 * 2 + 1024 + 64 + 16);
+  WgmmaGemmSpec stagedWide = makeSpec(4096, 3072, 768, 256, 3, false, /*staged=*/true);
+  EXPECT_EQ(getWgmmaGemmSharedBytes(stagedWide), 3u * 49152 + 2 * 64 * 264 * 2 + 1024 + 48);
+  EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(makeSpec(4096, 3072, 768, 128, 3, false, true)), 1)
+      << "two blocks' slots and staging buffers exceed shared memory";
+  EXPECT_EQ(getWgmmaGemmGrid(stagedWide), 132u);
 }
 
 TEST(WgmmaGemmTest, OtherArchitecturesAreRefused) {
