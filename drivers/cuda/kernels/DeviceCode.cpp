@@ -151,21 +151,24 @@ CGC_DEVICE float cgc_relu(float x) {
   return y;
 }
 #endif
-// Exact (erf) GELU for float16 and bfloat16 storage, in float32: Φ's
-// 1 + erf(x/√2) is 2 - q or q with q = erfc(|x|/√2) from Abramowitz and
+// Exact (erf) GELU for float16 and bfloat16 storage, in float32: x·Φ(x)
+// with Φ(x) = 1 - h or h, h = Φ(-|x|) = erfc(|x|/√2)/2 from Abramowitz and
 // Stegun's 7.1.26 (|error| <= 1.5e-7; an approximate reciprocal and ex2),
 // half the instructions of 1 + erff(): within the 16-bit types' rounding
 // (on a 1/4096 grid over [-12, 12], fewer outputs differ from the exactly
-// rounded GELU than with erff, which cancels in 1 + erf for x < 0).
+// rounded GELU than with erff, which cancels in 1 + erf for x < 0). The
+// formula's 1/√2 is folded into its first coefficient and its exponent's,
+// and the halving into the polynomial's coefficients (exact), which leaves
+// 14 instructions a value where the written-out form took 17; outputs
+// rounded to float16 or bfloat16 differ from it on that grid as rarely.
 CGC_DEVICE float cgc_gelu16(float x) {
-  const float z = fabsf(x) * 0.70710678118654752f;
   float t, e;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(fmaf(0.3275911f, z, 1.0f)));
-  const float p = fmaf(fmaf(fmaf(fmaf(1.061405429f, t, -1.453152027f), t, 1.421413741f), t,
-                           -0.284496736f), t, 0.254829592f) * t;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(-(z * z) * 1.4426950408889634f));
-  const float q = p * e;
-  return 0.5f * x * (x >= 0.0f ? 2.0f - q : q);
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(fmaf(0.23164188827f, fabsf(x), 1.0f)));
+  const float p = fmaf(fmaf(fmaf(fmaf(0.5307027145f, t, -0.7265760135f), t, 0.7107068705f), t,
+                           -0.142248368f), t, 0.127414796f) * t;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(x * x * -0.72134752044448170f));
+  const float h = p * e;
+  return x * (x >= 0.0f ? 1.0f - h : h);
 }
 // Round half to even, as the CPU kernels compute it.
 CGC_DEVICE float cgc_round_even(float x) {

@@ -298,15 +298,17 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
         }
       }
     asm volatile("bar.sync %0, 128;\n" ::"r"(1 + warpgroup) : "memory");
-    constexpr int chunksPerRow = CGC_BN / 8;
+    // Thread t takes chunk t % (BN/8) of rows t / (BN/8), then every
+    // 128 / (BN/8)-th row after it.
+    constexpr int chunksPerRow = CGC_BN / 8, rowStep = 128 / chunksPerRow;
+    const int chunk = threadIdx.x % chunksPerRow, col = n0 + chunk * 8;
     const int firstRow = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64);
 #pragma unroll 4
-    for (int c = threadIdx.x % 128; c < 64 * halves * chunksPerRow; c += 128) {
-      const int r = c / chunksPerRow, col = n0 + (c % chunksPerRow) * 8;
+    for (int r = (threadIdx.x % 128) / chunksPerRow; r < 64 * halves; r += rowStep) {
       unsigned w[4];
       asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                    : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                   : "r"(staging + 2u * (r * CGC_STAGED_ROW + (c % chunksPerRow) * 8))
+                   : "r"(staging + 2u * (r * CGC_STAGED_ROW + chunk * 8))
                    : "memory");
       if (firstRow + r < CGC_M && col < CGC_N) {
 #pragma unroll
