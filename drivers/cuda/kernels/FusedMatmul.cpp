@@ -600,8 +600,9 @@ static constexpr WgmmaTile kWgmmaTiles[] = {
 /// (an error where it cannot run the definition), or timed against
 /// `current` on a device of compute capability 9.0 and kept when faster.
 /// Unasked (CGC_CUDA_MATMUL unset), its default tile is timed against
-/// `current` on such a device: one more runtime compilation, a few tenths
-/// of a second of a cold compile.
+/// `current` on such a device where the product has at least two 128x128
+/// tiles for each multiprocessor: one more runtime compilation, a few
+/// tenths of a second of a cold compile.
 static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const EpiloguePlan &plan,
                                               Kernel current, KernelContext::Impl &context) {
   FunctionalDefinitionOp definition = fused.definition;
@@ -627,6 +628,15 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
                   "N multiples of 8, then a bias and an exact GELU, runs as the Hopper GEMM");
   if (deviceRefusal)
     return refuse(*deviceRefusal);
+  // Unasked, a small product keeps the library path (WgmmaGemm.h).
+  if (use == PathUse::Default &&
+      !isWgmmaGemmWorthTiming(spec->m, spec->n, context.getMultiprocessorCount())) {
+    if (isVerbose())
+      llvm::errs() << "cgc cuda: @" << definition.getSymName()
+                   << ": fused matmul: the Hopper GEMM is left out unasked: fewer than two "
+                      "128x128 tiles for each multiprocessor\n";
+    return std::move(current);
+  }
   std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
   // CGC_CUDA_WGMMA_TILE=<columns>x<slots>[p][s] builds that tile alone
   // (tests run each).

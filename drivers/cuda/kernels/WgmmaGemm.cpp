@@ -30,6 +30,10 @@ static int64_t getStageBytes(const WgmmaGemmSpec &spec) {
   return int64_t(kWgmmaGemmBlockM) * kWgmmaGemmBlockK * 2 + int64_t(kWgmmaGemmBlockK) * spec.blockN * 2;
 }
 
+bool isWgmmaGemmWorthTiming(int64_t m, int64_t n, int multiprocessors) {
+  return ceilDiv(m, 128) * ceilDiv(n, 128) >= 2 * int64_t(multiprocessors);
+}
+
 bool isWgmmaGemmSupported(const WgmmaGemmSpec &spec) {
   return spec.m > 0 && spec.n > 0 && spec.k > 0 && spec.n % 8 == 0 && spec.k % 8 == 0 &&
          (spec.blockN == 128 || spec.blockN == 256) && (!spec.pingPong || spec.blockN == 128) &&

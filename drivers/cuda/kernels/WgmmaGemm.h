@@ -86,6 +86,14 @@ inline constexpr int kWgmmaGemmThreads = 288;
 inline constexpr int kWgmmaGemmBlockM = 128;
 inline constexpr int kWgmmaGemmBlockK = 64;
 
+/// Whether a product of M×N is worth timing the Hopper GEMM's default tile
+/// for when nothing asks for it: at least two 128×128 tiles for each of the
+/// device's `multiprocessors` (batch 1's feed-forward products, BERT-base's
+/// 24 tiles and ViT-B/16's 48, gained little: a block per tile with one
+/// warpgroup working, 14.5 against 15.1 µs at BERT-base's on an H100; and
+/// compiling the kernel took a cold compile past 3 s on a fresh H200).
+bool isWgmmaGemmWorthTiming(int64_t m, int64_t n, int multiprocessors);
+
 /// Whether `spec` is one the kernel runs: 16-bit sizes with K and N
 /// multiples of 8 and positive, M positive, a known tile.
 bool isWgmmaGemmSupported(const WgmmaGemmSpec &spec);

@@ -80,6 +80,18 @@ TEST(WgmmaGemmTest, RefusesWhatItDoesNotRun) {
       << "four 48 KiB slots and two 64x264 staging buffers exceed shared memory";
 }
 
+TEST(WgmmaGemmTest, TimedUnaskedWhereEveryMultiprocessorGetsTwoTiles) {
+  // BERT-base's and ViT-B/16's feed-forward products on 132 multiprocessors.
+  EXPECT_TRUE(isWgmmaGemmWorthTiming(32 * 128, 3072, 132)) << "768 tiles";
+  EXPECT_TRUE(isWgmmaGemmWorthTiming(32 * 197, 3072, 132)) << "1200 tiles";
+  EXPECT_FALSE(isWgmmaGemmWorthTiming(128, 3072, 132)) << "24 tiles";
+  EXPECT_FALSE(isWgmmaGemmWorthTiming(197, 3072, 132)) << "48 tiles";
+  // 11 x 24 = 264 tiles, two for each of 132 (partial tiles count); a row
+  // of tiles fewer is 240.
+  EXPECT_TRUE(isWgmmaGemmWorthTiming(10 * 128 + 1, 2945, 132));
+  EXPECT_FALSE(isWgmmaGemmWorthTiming(10 * 128, 3072, 132));
+}
+
 TEST(WgmmaGemmTest, PersistentGridAndSharedMemory) {
   WgmmaGemmSpec twoBlocks = makeSpec(4096, 3072, 768, 128, 3);
   EXPECT_EQ(getWgmmaGemmBlocksPerMultiprocessor(twoBlocks), 2);
