@@ -239,13 +239,17 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
        tile += tileStep, ++turn) {
     const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
     const int row = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64) + warp * 16 + lane / 4;
+#if !CGC_STAGED
     // This thread's bias pairs, read before the products hide the wait.
+    // (Staged, each is read as its pair is staged: held across the main
+    // loop beside 128 accumulators, they spilled.)
     unsigned biasPairs[CGC_BN / 8];
 #pragma unroll
     for (int j = 0; j < CGC_BN / 8; ++j) {
       const int col = n0 + j * 8 + (lane % 4) * 2;
       biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
     }
+#endif
     // Rows 64h.. of the warpgroup's (the first step overwrites them).
     float acc[halves][CGC_BN / 2];
     if (CGC_PING_PONG && warpgroup == 1)
@@ -288,8 +292,11 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     for (int half = 0; half < halves; ++half)
 #pragma unroll
       for (int j = 0; j < CGC_BN / 8; ++j) {
-        const float b0 = CGC_LOAD((unsigned short)(biasPairs[j] & 0xffffu));
-        const float b1 = CGC_LOAD((unsigned short)(biasPairs[j] >> 16));
+        const int biasCol = n0 + j * 8 + (lane % 4) * 2;
+        const unsigned biasPair =
+            CGC_BIAS && biasCol < CGC_N ? *(const unsigned *)(bias + biasCol) : 0u;
+        const float b0 = CGC_LOAD((unsigned short)(biasPair & 0xffffu));
+        const float b1 = CGC_LOAD((unsigned short)(biasPair >> 16));
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = 64 * half + 16 * warp + lane / 4 + 8 * h;
