@@ -632,13 +632,8 @@ static llvm::Expected<Kernel> keepFasterWgmma(const FusedProduct &fused, const E
     return refuse(*deviceRefusal);
   // Unasked, a small product keeps the library path (WgmmaGemm.h).
   if (use == PathUse::Default &&
-      !isWgmmaGemmWorthTiming(spec->m, spec->n, context.getMultiprocessorCount())) {
-    if (isVerbose())
-      llvm::errs() << "cgc cuda: @" << definition.getSymName()
-                   << ": fused matmul: the Hopper GEMM is left out unasked: fewer than two "
-                      "128x128 tiles for each multiprocessor\n";
-    return std::move(current);
-  }
+      !isWgmmaGemmWorthTiming(spec->m, spec->n, context.getMultiprocessorCount()))
+    return refuse("unasked, and fewer than two 128x128 tiles for each multiprocessor");
   std::string name = ("@" + definition.getSymName() + ": fused matmul (Hopper GEMM)").str();
   // CGC_CUDA_WGMMA_TILE=<columns>x<slots>[p][s] builds that tile alone
   // (tests run each).

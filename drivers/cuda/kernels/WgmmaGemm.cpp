@@ -171,6 +171,14 @@ std::string generateWgmmaGemmSource(const WgmmaGemmSpec &spec) {
   source += kHelpers;
   source += generateMma(spec);
   source += R"cuda(
+// Two values rounded to the element type as one 32-bit pair, the first low.
+CGC_DEVICE unsigned cgc_pack_pair(float low, float high) {
+  return (unsigned)CGC_STORE(low) | ((unsigned)CGC_STORE(high) << 16);
+}
+// The bias pair of columns col and col + 1 (zeros past N, or without one).
+CGC_DEVICE unsigned cgc_bias_pair(const unsigned short *bias, int col) {
+  return CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
+}
 // Persistent: block b computes tiles b, b + gridDim, ... (row-major over
 // the tiles). Warps 0-7: two computing warpgroups (rows 0-63 and 64-127 of
 // a tile; ping-pong: whole tiles, every other one of the block's); warp 8:
@@ -238,17 +246,16 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
   for (int tile = blockIdx.x + (CGC_PING_PONG ? warpgroup * gridDim.x : 0); tile < CGC_TILES;
        tile += tileStep, ++turn) {
     const int m0 = (tile / CGC_N_TILES) * 128, n0 = (tile % CGC_N_TILES) * CGC_BN;
-    const int row = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64) + warp * 16 + lane / 4;
+    // The first of the warpgroup's rows of the tile.
+    const int firstRow = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64);
 #if !CGC_STAGED
     // This thread's bias pairs, read before the products hide the wait.
     // (Staged, each is read as its pair is staged: held across the main
     // loop beside 128 accumulators, they spilled.)
     unsigned biasPairs[CGC_BN / 8];
 #pragma unroll
-    for (int j = 0; j < CGC_BN / 8; ++j) {
-      const int col = n0 + j * 8 + (lane % 4) * 2;
-      biasPairs[j] = CGC_BIAS && col < CGC_N ? *(const unsigned *)(bias + col) : 0u;
-    }
+    for (int j = 0; j < CGC_BN / 8; ++j)
+      biasPairs[j] = cgc_bias_pair(bias, n0 + j * 8 + (lane % 4) * 2);
 #endif
     // Rows 64h.. of the warpgroup's (the first step overwrites them).
     float acc[halves][CGC_BN / 2];
@@ -292,16 +299,14 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     for (int half = 0; half < halves; ++half)
 #pragma unroll
       for (int j = 0; j < CGC_BN / 8; ++j) {
-        const int biasCol = n0 + j * 8 + (lane % 4) * 2;
-        const unsigned biasPair =
-            CGC_BIAS && biasCol < CGC_N ? *(const unsigned *)(bias + biasCol) : 0u;
+        const unsigned biasPair = cgc_bias_pair(bias, n0 + j * 8 + (lane % 4) * 2);
         const float b0 = CGC_LOAD((unsigned short)(biasPair & 0xffffu));
         const float b1 = CGC_LOAD((unsigned short)(biasPair >> 16));
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = 64 * half + 16 * warp + lane / 4 + 8 * h;
-          const unsigned pair = (unsigned)CGC_STORE(acc[half][4 * j + 2 * h] + b0) |
-                                ((unsigned)CGC_STORE(acc[half][4 * j + 2 * h + 1] + b1) << 16);
+          const unsigned pair =
+              cgc_pack_pair(acc[half][4 * j + 2 * h] + b0, acc[half][4 * j + 2 * h + 1] + b1);
           asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
                            staging + 2u * (r * CGC_STAGED_ROW + j * 8 + (lane % 4) * 2)),
                        "r"(pair)
@@ -313,7 +318,6 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
     // 128 / (BN/8)-th row after it.
     constexpr int chunksPerRow = CGC_BN / 8, rowStep = 128 / chunksPerRow;
     const int chunk = threadIdx.x % chunksPerRow, col = n0 + chunk * 8;
-    const int firstRow = m0 + (CGC_PING_PONG ? 0 : warpgroup * 64);
 #pragma unroll 4
     for (int r = (threadIdx.x % 128) / chunksPerRow; r < 64 * halves; r += rowStep) {
       unsigned w[4];
@@ -323,15 +327,14 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
                    : "memory");
       if (firstRow + r < CGC_M && col < CGC_N) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float v0 = CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] & 0xffffu)));
-          const float v1 = CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] >> 16)));
-          w[e] = (unsigned)CGC_STORE(v0) | ((unsigned)CGC_STORE(v1) << 16);
-        }
+        for (int e = 0; e < 4; ++e)
+          w[e] = cgc_pack_pair(CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] & 0xffffu))),
+                               CGC_ACTIVATION(CGC_LOAD((unsigned short)(w[e] >> 16))));
         cgc_store_16(out + (long long)(firstRow + r) * CGC_N + col, w[0], w[1], w[2], w[3]);
       }
     }
 #else
+    const int row = firstRow + warp * 16 + lane / 4;
 #pragma unroll
     for (int half = 0; half < halves; ++half)
 #pragma unroll
@@ -343,12 +346,10 @@ cgc_wgmma_gemm(const __grid_constant__ cgc_tensor_map mapA,
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int r = row + 64 * half + 8 * h;
-            if (r < CGC_M) {
-              const float v0 = CGC_ACTIVATION(acc[half][4 * j + 2 * h] + b0);
-              const float v1 = CGC_ACTIVATION(acc[half][4 * j + 2 * h + 1] + b1);
+            if (r < CGC_M)
               *(unsigned *)(out + (long long)r * CGC_N + col) =
-                  (unsigned)CGC_STORE(v0) | ((unsigned)CGC_STORE(v1) << 16);
-            }
+                  cgc_pack_pair(CGC_ACTIVATION(acc[half][4 * j + 2 * h] + b0),
+                                CGC_ACTIVATION(acc[half][4 * j + 2 * h + 1] + b1));
           }
         }
       }
