@@ -220,13 +220,51 @@ static std::optional<std::string> readMaxPool(op::MaxPoolOp pool, op::TransposeO
   return std::nullopt;
 }
 
+/// What keeps a cast and transpose before the channels-last form's input
+/// transpose from being cast_conv_nhwc_bias_activation_max_pool's: a cast
+/// from float32, the transpose NCHW → NHWC, and a max pool after the chain
+/// (only the convolution + max pool kernel reads such an input).
+static std::optional<std::string> checkInputCast(op::CastOp cast, op::TransposeOp layout,
+                                                 op::MaxPoolOp pool) {
+  llvm::Expected<TensorInfo> source = getTensorInfo(cast, cast.getInput());
+  if (!source)
+    return llvm::toString(source.takeError());
+  if (source->dtype != DType::F32)
+    return std::string("a cast of the input from ") + getDTypeName(source->dtype) +
+           " is not implemented on the CUDA driver's convolutions (only from float32)";
+  const WantedTranspose wanted[] = {
+      {layout, "the input's cast", kNchwToNhwc, "NCHW to NHWC"},
+  };
+  if (std::optional<std::string> refusal = checkPermutations(wanted))
+    return refusal;
+  if (!pool)
+    return std::string("a cast of the input before the convolution is implemented on the CUDA "
+                       "driver only where a max pool ends the definition (the convolution + max "
+                       "pool kernel)");
+  return std::nullopt;
+}
+
 std::optional<llvm::Expected<FusedConvolutionShape>>
 analyzeFusedConvolution(FunctionalDefinitionOp definition) {
   llvm::SmallVector<mlir::Operation *, 8> layers = getDefinitionLayers(definition);
+  // A cast of the input and its transpose may lead (a float32 model's NCHW
+  // image converted and transposed to NHWC, which the channels-last form's
+  // input transpose reads): each private to the next.
+  op::CastOp inputCast;
+  op::TransposeOp inputLayout;
+  size_t prologue = 0;
+  if (layers.size() > 2 && llvm::isa<op::CastOp>(layers[0])) {
+    inputCast = llvm::cast<op::CastOp>(layers[0]);
+    inputLayout = llvm::dyn_cast<op::TransposeOp>(layers[1]);
+    if (!inputLayout || inputLayout.getInput() != inputCast.getOutput() ||
+        !isUsedOnlyBy(inputCast.getOutput(), inputLayout))
+      return std::nullopt;
+    prologue = 2;
+  }
   // The convolution comes first, or after the transposes of its operands
   // (the channels-last form).
-  size_t convIndex = 0;
-  while (convIndex < layers.size() && convIndex < 2 &&
+  size_t convIndex = prologue;
+  while (convIndex < layers.size() && convIndex < prologue + 2 &&
          llvm::isa<op::TransposeOp>(layers[convIndex]))
     ++convIndex;
   if (convIndex == layers.size())
@@ -251,7 +289,7 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
     transposes.output = llvm::dyn_cast<op::TransposeOp>(layers[convIndex + 1]);
   if (transposes.output && transposes.output.getInput() != conv.getOutput())
     return std::nullopt;
-  for (mlir::Operation *layer : llvm::ArrayRef(layers).take_front(convIndex))
+  for (mlir::Operation *layer : llvm::ArrayRef(layers).take_front(convIndex).drop_front(prologue))
     if (layer != transposes.input.getOperation() && layer != transposes.weight.getOperation())
       return std::nullopt;
   if (transposes.input && transposes.input == transposes.weight)
@@ -267,9 +305,16 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
   mlir::Value weightValue = beforeTranspose(transposes.weight, conv.getWeight());
   if (!inputValue || !weightValue)
     return std::nullopt;
+  if (inputCast) {
+    if (!transposes.input || inputValue != inputLayout.getOutput() ||
+        !isUsedOnlyBy(inputValue, transposes.input))
+      return std::nullopt;
+    inputValue = inputCast.getInput();
+  }
 
   FusedConvolutionShape shape;
   shape.conv = conv;
+  shape.inputCast = inputCast;
   shape.channelsLast = transposes.input || transposes.weight || transposes.output;
   std::optional<unsigned> input = argumentOf(inputValue);
   std::optional<unsigned> weight = argumentOf(weightValue);
@@ -372,6 +417,9 @@ analyzeFusedConvolution(FunctionalDefinitionOp definition) {
     if (std::optional<std::string> refusal = readMaxPool(pool, poolInput, poolOutput, shape))
       return R(makeFusedError(definition, kConvolutionFamily, *refusal));
   }
+  if (inputCast)
+    if (std::optional<std::string> refusal = checkInputCast(inputCast, inputLayout, pool))
+      return R(makeFusedError(definition, kConvolutionFamily, *refusal));
   auto output = getTensorInfo(conv, conv.getOutput());
   if (!output)
     return R(makeFusedError(definition, kConvolutionFamily, llvm::toString(output.takeError())));

@@ -87,6 +87,13 @@ struct FusedConvolutionShape {
   /// is then the pool's (ConvolutionPool.h runs it); the chain's stays on
   /// chip.
   std::optional<ConvolutionMaxPool> pool;
+  /// Where the definition starts with a cast of a float32 NCHW argument and
+  /// its transpose to NHWC, which the channels-last form's input transpose
+  /// reads (cast_conv_nhwc_bias_activation_max_pool: a float32 model's
+  /// image): the cast; `input` is then that float32 NCHW argument, which
+  /// the kernel converts as the cast does while it reads it. Null
+  /// otherwise. Only with a max pool (the convolution + max pool kernel).
+  op::CastOp inputCast;
 };
 
 /// The family's reading of `definition`: std::nullopt when it is not a

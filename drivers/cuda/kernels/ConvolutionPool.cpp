@@ -41,6 +41,12 @@
 // instructions a tile of 32 pixels (384 -> 335 µs) with those and a relu
 // of one instruction.
 //
+// A float32 NCHW image (the definition's cast and transpose folded in):
+// the first band is converted element by element; a later band keeps the
+// rows it shares with the band before (moved up through registers) and
+// only its new rows are copied, as float32 channel rows, into the staging
+// area, then converted into place two pixels a thread.
+//
 // Blocks per image: the fewest that still give every resident block slot
 // (two a multiprocessor) work; at batch 256 a block takes a whole image.
 //
@@ -83,6 +89,13 @@ struct ConvolutionPoolLayout {
   /// rows), copied as they are into a staging area while the products run.
   int64_t stageRows = 0;
   int64_t warps = 0;
+  /// A float32 NCHW image (FusedConvolutionShape::inputCast): a later band
+  /// keeps the rows it shares with the one before (at most `keptRows`,
+  /// moved up), and only its new rows (at most `newRows`, the pool's
+  /// stride of convolution rows) are copied, as float32 channel rows, into
+  /// the staging area.
+  bool floatImage = false;
+  int64_t keptRows = 0, newRows = 0;
 
   /// Where the ring starts (elements): past the weights and the band, on a
   /// 128-byte boundary, so that a pixel's swizzled channel groups are its
@@ -91,17 +104,32 @@ struct ConvolutionPoolLayout {
     return roundUp(weightRows * weightStride + bandRows * rowStride, 64);
   }
 
+  /// The staging area's 16-bit elements.
+  int64_t getStageElements(const ChannelsLastGeometry &g) const {
+    if (floatImage)
+      return roundUp(2 * newRows * g.channels * g.width, 8);
+    return roundUp(stageRows * g.width * g.channels, 8);
+  }
+
   /// The elements of weights, band, ring and staging area; `operands`
   /// per-channel floats (two elements each) follow.
   int64_t getSharedElements(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool,
                             int64_t operands) const {
-    return getRingStart() + pool.kernel[0] * g.outWidth * g.outChannels +
-           roundUp(stageRows * g.width * g.channels, 8) + 2 * operands * g.outChannels;
+    return getRingStart() + pool.kernel[0] * g.outWidth * g.outChannels + getStageElements(g) +
+           2 * operands * g.outChannels;
   }
 };
 
-ConvolutionPoolLayout getLayout(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool) {
+ConvolutionPoolLayout getLayout(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool,
+                                bool floatImage) {
   ConvolutionPoolLayout layout;
+  layout.floatImage = floatImage;
+  // A band of convolution rows [y0, y1) and the next one's [n0, n1), n0 >=
+  // y1 and n1 - y1 <= the pool's stride (cgc_slab), share (y1 - 1 - n0) ·
+  // strideH + R <= R - strideH input rows; the next adds (n1 - y1) ·
+  // strideH.
+  layout.keptRows = std::max<int64_t>(0, g.kernelHeight - g.strideHeight);
+  layout.newRows = pool.strides[0] * g.strideHeight;
   layout.octets = (g.kernelWidth * g.channels + kOctet - 1) / kOctet;
   layout.steps = (g.kernelHeight * layout.octets + 1) / 2;
   layout.weightRows = roundUp(g.outChannels, 16);
@@ -212,7 +240,10 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
   llvm::raw_string_ostream os(source);
   os << getTensorCoreHelpers(spec.dtype);
   int64_t rowElements = g.width * g.channels;
-  bool vectorRows = rowElements % 8 == 0;
+  bool floatImage = layout.floatImage;
+  // 16-byte copies of the image's rows (float32 channel rows in a float
+  // image).
+  bool vectorRows = floatImage ? g.width % 4 == 0 : rowElements % 8 == 0;
   bool shifted = layout.rowStart % 8 == 1;
   int64_t threads = layout.warps * 32;
   int64_t vectors = g.outChannels / 8;
@@ -240,7 +271,9 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << ", kBandRows = " << layout.bandRows << ", kRingStart = " << layout.getRingStart() << ";\n"
      << "constexpr int kVectors = " << vectors << ", kSwizzle = " << swizzle << ";\n"
      << "constexpr int kChunksPerRow = " << chunksPerRow << ", kStageElements = "
-     << roundUp(layout.stageRows * rowElements, 8) << ";\n";
+     << layout.getStageElements(g) << ";\n"
+     << "constexpr int kKeptRows = " << layout.keptRows << ", kPlaneChunks = " << g.width / 4
+     << ";\n";
 
   os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
      << "  return *(const unsigned int *)at;\n"
@@ -269,16 +302,92 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  y1 = min(kP, top + kPoolKH);\n"
      << "}\n";
   // Band copies, element by element: any alignment.
-  os << "CGC_DEVICE void cgc_stage_elements(unsigned short *band, const unsigned short *in, "
-        "int bandTop, int rows) {\n"
-     << "  for (int i = threadIdx.x; i < rows * kRowElements; i += kThreads) {\n"
-     << "    const int row = i / kRowElements, column = i - row * kRowElements;\n"
-     << "    const int y = bandTop + row;\n"
-     << "    band[row * kRowStride + kRowStart + column] =\n"
-     << "        (unsigned)y < (unsigned)kH ? in[y * kRowElements + column] : (unsigned short)0;\n"
-     << "  }\n"
-     << "}\n";
-  if (vectorRows) {
+  if (floatImage) {
+    // From the float32 NCHW image, converted as the cast does.
+    os << "CGC_DEVICE void cgc_stage_elements(unsigned short *band, const float *in, "
+          "int bandTop, int rows) {\n"
+       << "  for (int i = threadIdx.x; i < rows * kC * kW; i += kThreads) {\n"
+       << "    const int row = i / (kC * kW), rest = i - row * (kC * kW);\n"
+       << "    const int c = rest / kW, x = rest - c * kW, y = bandTop + row;\n"
+       << "    band[row * kRowStride + kRowStart + x * kC + c] = (unsigned)y < (unsigned)kH ?\n"
+       << "        " << storeValue(spec.dtype, "in[(c * kH + y) * kW + x]")
+       << " : (unsigned short)0;\n"
+       << "  }\n"
+       << "}\n";
+  } else {
+    os << "CGC_DEVICE void cgc_stage_elements(unsigned short *band, const unsigned short *in, "
+          "int bandTop, int rows) {\n"
+       << "  for (int i = threadIdx.x; i < rows * kRowElements; i += kThreads) {\n"
+       << "    const int row = i / kRowElements, column = i - row * kRowElements;\n"
+       << "    const int y = bandTop + row;\n"
+       << "    band[row * kRowStride + kRowStart + column] =\n"
+       << "        (unsigned)y < (unsigned)kH ? in[y * kRowElements + column] : (unsigned short)0;\n"
+       << "  }\n"
+       << "}\n";
+  }
+  if (vectorRows && floatImage) {
+    // A later band: its new rows' channel rows copied as float32 into the
+    // staging area (16-byte asynchronous copies, zeros for rows outside the
+    // image) while the products run; after them the rows it shares with
+    // the band before move up (through registers, a barrier between the
+    // reads and the writes) and the new rows are converted into place.
+    os << "CGC_DEVICE void cgc_fetch_rows(float *stage, const float *in, int top, int rows) {\n"
+       << "  for (int u = threadIdx.x; u < rows * kC * kPlaneChunks; u += kThreads) {\n"
+       << "    const int line = u / kPlaneChunks, chunk = u - line * kPlaneChunks;\n"
+       << "    const int row = line / kC, c = line - row * kC, y = top + row;\n"
+       << "    const bool inside = (unsigned)y < (unsigned)kH;\n"
+       << "    cgc_copy_async((unsigned short *)(stage + u * 4), (const unsigned short *)(inside ? "
+          "in + (c * kH + y) * kW + chunk * 4 : in), inside ? 16u : 0u);\n"
+       << "  }\n"
+       << "}\n"
+       // The kept rows' 16-byte chunks a thread moves: read before the
+       // barrier that ends the products (reads beside the products' own),
+       // written after it.
+       << "constexpr int kHeldChunks = (kKeptRows * (kRowStride / 8) + kThreads - 1) / kThreads;\n"
+       << "struct cgc_held { uint4 chunk[kHeldChunks > 0 ? kHeldChunks : 1]; };\n"
+       << "CGC_DEVICE void cgc_hold_rows(cgc_held &held, const unsigned short *band, int shift, "
+          "int kept) {\n"
+       << "  const uint4 *from = (const uint4 *)(band + shift * kRowStride);\n"
+       << "#pragma unroll\n"
+       << "  for (int j = 0; j < kHeldChunks; ++j)\n"
+       << "    if (threadIdx.x + j * kThreads < kept * (kRowStride / 8))\n"
+       << "      held.chunk[j] = from[threadIdx.x + j * kThreads];\n"
+       << "}\n"
+       << "CGC_DEVICE void cgc_put_rows(const cgc_held &held, unsigned short *band, int kept) {\n"
+       << "#pragma unroll\n"
+       << "  for (int j = 0; j < kHeldChunks; ++j)\n"
+       << "    if (threadIdx.x + j * kThreads < kept * (kRowStride / 8))\n"
+       << "      ((uint4 *)band)[threadIdx.x + j * kThreads] = held.chunk[j];\n"
+       << "}\n"
+       // Two pixels a thread: their 2·C elements are contiguous in the
+       // band row and start at kRowStart's parity (x even), so that all
+       // but an element at either end go as converted pairs, one 32-bit
+       // store each.
+       << "CGC_DEVICE void cgc_store_rows(unsigned short *band, const float *stage, int first, "
+          "int rows) {\n"
+       << "  constexpr int kLead = kRowStart % 2, kPairs = kW / 2;\n"
+       << "  for (int u = threadIdx.x; u < rows * kPairs; u += kThreads) {\n"
+       << "    const int row = u / kPairs, x = 2 * (u - row * kPairs);\n"
+       << "    const float *from = stage + row * kC * kW + x;\n"
+       << "    float v[2 * kC];\n"
+       << "#pragma unroll\n"
+       << "    for (int c = 0; c < kC; ++c) {\n"
+       << "      const float2 pair = *(const float2 *)(from + c * kW);\n"
+       << "      v[c] = pair.x;\n"
+       << "      v[kC + c] = pair.y;\n"
+       << "    }\n"
+       << "    unsigned short *to = band + (first + row) * kRowStride + kRowStart + x * kC;\n"
+       << "    if (kLead)\n"
+       << "      to[0] = " << storeValue(spec.dtype, "v[0]") << ";\n"
+       << "#pragma unroll\n"
+       << "    for (int e = kLead; e + 1 < 2 * kC; e += 2)\n"
+       << "      *(unsigned int *)(to + e) = cgc_pack(v[e], v[e + 1]);\n"
+       << "    if ((2 * kC - kLead) % 2)\n"
+       << "      to[2 * kC - 1] = " << storeValue(spec.dtype, "v[2 * kC - 1]") << ";\n"
+       << "  }\n"
+       << "}\n";
+  }
+  if (vectorRows && !floatImage) {
     // 16-byte asynchronous copies of the rows as they are into the staging
     // area while the products run (zeros for rows outside the image), and
     // from there into the band after them, shifted by an element where
@@ -342,8 +451,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
   os << getEpilogueFunction("cgc_epilogue", spec.statements, operandCount);
 
   os << "extern \"C\" __global__ void __launch_bounds__(" << threads
-     << ", 2) cgc_convolution_pool(const unsigned short *__restrict__ input, "
-        "const unsigned short *__restrict__ weight, ";
+     << ", 2) cgc_convolution_pool(const " << (floatImage ? "float" : "unsigned short")
+     << " *__restrict__ input, const unsigned short *__restrict__ weight, ";
   for (size_t operand = 0; operand < operandCount; ++operand)
     os << "const " << storage << " *__restrict__ operand" << operand + 1 << ", ";
   os << "unsigned short *__restrict__ output, int rowsPerBlock, int blocksPerImage, int vector, "
@@ -391,18 +500,19 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
   os << "  const int image = blockIdx.x / blocksPerImage;\n"
      << "  const int firstRow = (blockIdx.x - image * blocksPerImage) * rowsPerBlock;\n"
      << "  const int endRow = min(firstRow + rowsPerBlock, kPH);\n"
-     << "  const unsigned short *in = input + (long long)image * kH * kRowElements;\n"
+     << "  const " << (floatImage ? "float" : "unsigned short")
+     << " *in = input + (long long)image * kH * kRowElements;\n"
      << "  unsigned short *out = output + (long long)image * kPH * kPW * kK;\n"
      << "  __syncthreads();\n"
-     << "  int y0, y1;\n"
+     << "  int y0, y1, bandRows = 0;\n"
      << "  if (firstRow < endRow) {\n"
      << "    cgc_slab(firstRow, true, y0, y1);\n"
-     << "    const int rows = y1 > y0 ? (y1 - 1 - y0) * kStrideH + kR : 0;\n";
-  if (vectorRows)
+     << "    bandRows = y1 > y0 ? (y1 - 1 - y0) * kStrideH + kR : 0;\n";
+  if (vectorRows && !floatImage)
     os << "    if (vector)\n"
-       << "      cgc_stage_vectors(band, in, y0 * kStrideH - kPadTop, rows);\n"
+       << "      cgc_stage_vectors(band, in, y0 * kStrideH - kPadTop, bandRows);\n"
        << "    else\n";
-  os << "      cgc_stage_elements(band, in, y0 * kStrideH - kPadTop, rows);\n"
+  os << "      cgc_stage_elements(band, in, y0 * kStrideH - kPadTop, bandRows);\n"
      << "  }\n";
   os << "  for (int r = firstRow; r < endRow; ++r) {\n"
      << "    cgc_slab(r, r == firstRow, y0, y1);\n"
@@ -413,8 +523,16 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "    const int nextRows = n1 > n0 ? (n1 - 1 - n0) * kStrideH + kR : 0;\n";
   // 2-4. The band is staged and the previous row pooled (and the staging
   // area read).
+  if (floatImage)
+    os << "    const int shift = (n0 - y0) * kStrideH;\n"
+       << "    const int kept = min(nextRows, max(0, bandRows - shift));\n";
   os << "    __syncthreads();\n";
-  if (vectorRows)
+  if (vectorRows && floatImage)
+    os << "    if (vector)\n"
+       << "      cgc_fetch_rows((float *)stage, in, n0 * kStrideH - kPadTop + kept, nextRows - "
+          "kept);\n"
+       << "    cgc_copy_commit();\n";
+  else if (vectorRows)
     os << "    if (vector)\n"
        << "      cgc_fetch_band(stage, in, n0 * kStrideH - kPadTop, nextRows);\n"
        << "    cgc_copy_commit();\n";
@@ -470,15 +588,27 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "    }\n"
      // 5. Every row of the window is in the ring, the band is free, the
      // staging area full.
-     << "    cgc_copy_wait();\n"
-     << "    __syncthreads();\n";
-  if (vectorRows)
+     << "    cgc_copy_wait();\n";
+  if (vectorRows && floatImage)
+    os << "    cgc_held held;\n"
+       << "    if (vector)\n"
+       << "      cgc_hold_rows(held, band, shift, kept);\n";
+  os << "    __syncthreads();\n";
+  if (vectorRows && floatImage)
+    os << "    if (vector) {\n"
+       << "      cgc_put_rows(held, band, kept);\n"
+       << "      cgc_store_rows(band, (const float *)stage, kept, nextRows - kept);\n"
+       << "    } else {\n"
+       << "      cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n"
+       << "    }\n";
+  else if (vectorRows)
     os << "    if (vector)\n"
        << "      cgc_store_band(band, stage, nextRows);\n"
        << "    else\n"
        << "      cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
   else
     os << "    cgc_stage_elements(band, in, n0 * kStrideH - kPadTop, nextRows);\n";
+  os << "    bandRows = nextRows;\n";
   // The window's rows and columns clamped into the convolution's result:
   // a clamped index is one of the window's own (every window meets the
   // result, getConvolutionPoolRefusal), and a maximum taken twice is the
@@ -588,7 +718,7 @@ std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape
         convolutionSizes[dimension])
       return "a max pool whose last window along dimension " + std::to_string(dimension + 2) +
              " lies in the padding (it takes windows that meet the convolution's result)";
-  ConvolutionPoolLayout layout = getLayout(g, pool);
+  ConvolutionPoolLayout layout = getLayout(g, pool, bool(shape.inputCast));
   int64_t operands = 0;
   for (const ChainStep &step : shape.steps)
     operands += step.argument ? 1 : 0;
@@ -599,7 +729,9 @@ std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape
     return "shared memory of " + std::to_string(bytes) + " bytes (weights, a band of " +
            std::to_string(layout.bandRows) + " input rows of " + std::to_string(layout.rowStride) +
            " elements, a ring of " + std::to_string(pool.kernel[0]) +
-           " convolution rows and a staging area of " + std::to_string(layout.stageRows) +
+           " convolution rows and a staging area of " +
+           std::to_string(shape.inputCast ? layout.newRows : layout.stageRows) +
+           (shape.inputCast ? " float32" : "") +
            " input rows; it takes at most " +
            std::to_string(kConvolutionPoolMaxSharedBytes / 1024) + " KiB)";
   return std::nullopt;
@@ -640,7 +772,7 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   spec.dtype = shape.plan.output.dtype;
   spec.geometry = *geometry;
   spec.pool = pool;
-  spec.layout = getLayout(*geometry, pool);
+  spec.layout = getLayout(*geometry, pool, bool(shape.inputCast));
   spec.statements = epilogue->statements;
   const Shape &outputShape = shape.plan.output.shape;
   llvm::SmallVector<unsigned, 4> operandArguments;
@@ -665,7 +797,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   int blocksPerImage = static_cast<int>((pool.outHeight + rowsPerBlock - 1) / rowsPerBlock);
   dim3 grid(static_cast<unsigned>(geometry->batch * blocksPerImage));
   dim3 block(static_cast<unsigned>(spec.layout.warps * 32));
-  bool vectorRows = geometry->width * geometry->channels % 8 == 0;
+  bool vectorRows = shape.inputCast ? geometry->width % 4 == 0
+                                    : geometry->width * geometry->channels % 8 == 0;
   unsigned input = shape.input, weight = shape.weight;
   std::string name =
       ("@" + definition.getSymName() + ": fused convolution + max pool (generated)").str();

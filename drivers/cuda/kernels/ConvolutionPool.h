@@ -12,6 +12,11 @@
 // kernel) and the pool took 0.43 ms and 0.21 ms, writing and then reading
 // back a 411 MB result.
 //
+// Where the definition reads a float32 NCHW image through a cast and a
+// transpose to NHWC (FusedConvolutionShape::inputCast), the kernel reads
+// the image itself and converts it as the cast does while it copies the
+// band's rows, so that the converted image is not written either.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CGC_DRIVERS_CUDA_KERNELS_CONVOLUTIONPOOL_H
@@ -42,8 +47,9 @@ constexpr int64_t kConvolutionPoolMaxSharedBytes = 96 * 1024;
 /// padding less than its window, every window meeting the convolution's
 /// result (ceil mode's last window may not); and shared memory for the
 /// weights, a band of input rows, a ring of the pool's window of
-/// convolution rows, a staging area for the next band and the per-channel
-/// operands within kConvolutionPoolMaxSharedBytes. The device needs compute
+/// convolution rows, a staging area for the next band (a float32 image's:
+/// its new rows, as float32) and the per-channel operands within
+/// kConvolutionPoolMaxSharedBytes. The device needs compute
 /// capability 8.0 (buildConvolutionPool says so).
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape);
 

@@ -83,4 +83,33 @@ cgc.module {
     %z = cgc_pattern.layer "cgc_op.transpose"(%pool) {op_attributes = {permutation = [0, 2, 3, 1]}}
     cgc_pattern.root %z
   }
+
+  // conv_nhwc_bias_activation_max_pool reading a float32 NCHW image: the
+  // image cast to the computation's type and transposed to NHWC (a float32
+  // model run in float16 or bfloat16, the compiler's channels-last form),
+  // the kernel converting each element as the cast does while it copies the
+  // image's rows, so that neither the converted image nor its transpose
+  // reaches memory (ResNet's input). Beyond that pattern's terms:
+  // * a cast from float32 to float16 or bfloat16, private to its transpose
+  //   NCHW → NHWC, private to the convolution's input transpose.
+  cgc_pattern.pattern @cast_conv_nhwc_bias_activation_max_pool benefit(14) {
+    %x = cgc_pattern.input {element_types = [!cgc.float32], rank = 4}
+    %w = cgc_pattern.input {rank = 4}
+    %b = cgc_pattern.input {optional}
+    %c = cgc_pattern.layer "cgc_op.cast"(%x) {element_types = [!cgc.float16, !cgc.bfloat16]}
+    %xn = cgc_pattern.layer "cgc_op.transpose"(%c) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    %xt = cgc_pattern.layer "cgc_op.transpose"(%xn) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %wt = cgc_pattern.layer "cgc_op.transpose"(%w) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %conv = cgc_pattern.layer "cgc_op.convolution"(%xt, %wt, %b)
+    %y = cgc_pattern.layer "cgc_op.transpose"(%conv) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    %out = cgc_pattern.elementwise_chain(%y) {
+      layers = ["cgc_op.add", "cgc_op.mul", "cgc_op.relu", "cgc_op.leaky_relu",
+                "cgc_op.clip", "cgc_op.sigmoid", "cgc_op.tanh", "cgc_op.gelu",
+                "cgc_op.hard_sigmoid", "cgc_op.hard_swish"],
+      max_extra_inputs = 1}
+    %pt = cgc_pattern.layer "cgc_op.transpose"(%out) {op_attributes = {permutation = [0, 3, 1, 2]}}
+    %pool = cgc_pattern.layer "cgc_op.max_pool"(%pt)
+    %z = cgc_pattern.layer "cgc_op.transpose"(%pool) {op_attributes = {permutation = [0, 2, 3, 1]}}
+    cgc_pattern.root %z
+  }
 }

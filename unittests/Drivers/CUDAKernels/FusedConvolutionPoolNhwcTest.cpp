@@ -8,7 +8,10 @@
 // windows of odd and even left padding (band rows stored shifted or not),
 // rows copied element by element, 2×2 and stride-1 pools, ceil_mode, fewer
 // output channels than a block's columns, per-channel chain operands; in
-// float16 and bfloat16. On a device each case runs as the driver builds it
+// float16 and bfloat16, each also reading a float32 NCHW image that the
+// definition casts and transposes first (band rows copied as float32
+// channel rows, 16 bytes at a time where the rows allow, a later band
+// keeping the rows it shares with the one before). On a device each case runs as the driver builds it
 // (directly and through graph capture) and on misaligned buffers; without
 // one, each case compiles, and the refusals are checked.
 //
@@ -78,10 +81,21 @@ std::vector<NhwcCase> poolCases() {
   return {stem, full, wholeImages, unshifted, elementRows, strideOne, ceil, perChannel};
 }
 
+/// Every case, and every case reading a float32 NCHW image.
+std::vector<NhwcCase> poolAndImageCases() {
+  std::vector<NhwcCase> cases = poolCases();
+  for (NhwcCase fused : poolCases()) {
+    fused.name += "_float32_image";
+    fused.float32Image = true;
+    cases.push_back(fused);
+  }
+  return cases;
+}
+
 std::vector<DefinitionCase> poolDefinitions() {
   std::vector<DefinitionCase> definitions;
   for (DType dtype : kTensorCoreTypes)
-    for (const NhwcCase &fused : poolCases())
+    for (const NhwcCase &fused : poolAndImageCases())
       definitions.push_back(makeNhwcDefinition(fused, dtype));
   return definitions;
 }
@@ -144,6 +158,8 @@ TEST_F(FusedConvolutionPoolNhwcTest, RefusesOtherDefinitions) {
   residual.chain = {withOther("cgc_op.add", {2, 15, 14, 64}), kRelu};
   NhwcCase longRows = stem;
   longRows.input = {1, 16, 3000, 3};
+  NhwcCase longImageRows = longRows;
+  longImageRows.float32Image = true;
   struct Refused {
     DefinitionCase definition;
     std::string reason;
@@ -162,6 +178,12 @@ TEST_F(FusedConvolutionPoolNhwcTest, RefusesOtherDefinitions) {
        "shared memory of 960336 bytes (weights, a band of 11 input rows of 9024 elements, a "
        "ring of 3 convolution rows and a staging area of 9 input rows; it takes at most 96 "
        "KiB)"},
+      // The float32 image's staging area holds the 4 new rows of a later
+      // band, as float32.
+      {makeNhwcDefinition(longImageRows, DType::F16),
+       "shared memory of 942336 bytes (weights, a band of 11 input rows of 9024 elements, a "
+       "ring of 3 convolution rows and a staging area of 4 float32 input rows; it takes at "
+       "most 96 KiB)"},
       {makeNhwcDefinition(stem, DType::F32),
        "element type float32 (tensor cores take float16 and bfloat16)"},
   };
@@ -194,6 +216,31 @@ TEST_F(FusedConvolutionPoolNhwcTest, RefusesOtherPoolTransposes) {
                       "channels-last form: the max pool's input's transpose with permutation "
                       "[0, 3, 2, 1] is not implemented on the CUDA driver (only [0, 3, 1, 2], "
                       "NHWC to NCHW)");
+}
+
+/// A float32 image read through a cast is the convolution + max pool
+/// kernel's alone: without the pool, and with its transpose other than NCHW
+/// to NHWC, the family says why.
+TEST_F(FusedConvolutionPoolNhwcTest, RefusesCastImageOtherwise) {
+  NhwcCase noPool = poolCases()[0];
+  noPool.name = "cast_image_without_pool";
+  noPool.pool.reset();
+  noPool.float32Image = true;
+  expectFusedRejected(makeNhwcDefinition(noPool, DType::F16),
+                      "a cast of the input before the convolution is implemented on the CUDA "
+                      "driver only where a max pool ends the definition (the convolution + max "
+                      "pool kernel)");
+  // A square image, so that the other transpose keeps the shapes.
+  NhwcCase square{"cast_image_other_transpose", {1, 16, 16, 3}, {8, 3, 3, 3},
+                  padded({2, 2}, {1, 1}, {1, 1}), true, {kRelu}, pool3x3s2(), true};
+  DefinitionCase definition = makeNhwcDefinition(square, DType::F16);
+  size_t at = definition.definition.find("permutation = [0, 2, 3, 1]");
+  ASSERT_NE(at, std::string::npos);
+  definition.definition.replace(at, 26, "permutation = [0, 3, 2, 1]");
+  expectFusedRejected(definition,
+                      "channels-last form: the input's cast's transpose with permutation "
+                      "[0, 3, 2, 1] is not implemented on the CUDA driver (only [0, 2, 3, 1], "
+                      "NCHW to NHWC)");
 }
 
 /// Before compute capability 8.0 (no float16 mma.sync) the build says so.

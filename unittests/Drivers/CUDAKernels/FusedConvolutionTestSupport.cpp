@@ -138,9 +138,11 @@ DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
   int64_t fanIn = fused.weight[1] * fused.weight[2] * fused.weight[3];
   double weightBound = std::sqrt(3.0 / static_cast<double>(fanIn));
 
-  std::vector<TypedValue> arguments = {{"%x", tensorType(fused.input, dtype)},
+  DType imageType = fused.float32Image ? DType::F32 : dtype;
+  Dims image = fused.float32Image ? inputNchw : fused.input;
+  std::vector<TypedValue> arguments = {{"%x", tensorType(image, imageType)},
                                        {"%w", tensorType(fused.weight, dtype)}};
-  std::vector<OperandSpec> operands = {tensor(fused.input, dtype, -1, 1),
+  std::vector<OperandSpec> operands = {tensor(image, imageType, -1, 1),
                                        tensor(fused.weight, dtype, -weightBound, weightBound)};
   if (fused.bias) {
     arguments.push_back({"%b", tensorType({fused.weight[0]}, dtype)});
@@ -156,9 +158,15 @@ DefinitionCase makeNhwcDefinition(const NhwcCase &fused, DType dtype,
   }
   std::string name = fused.name + "_" + dtypeName(dtype);
   DefinitionText text(name, arguments);
-  TypedValue xt =
-      text.layer("%xt", "cgc_op.transpose", {arguments[0]}, tensorType(inputNchw, dtype),
-                 "{permutation = " + permutations.input + "}");
+  TypedValue x = arguments[0];
+  if (fused.float32Image) {
+    TypedValue converted = text.layer("%xc", "cgc_op.cast", {x}, tensorType(inputNchw, dtype),
+                                      "{to = !cgc." + dtypeName(dtype) + "}");
+    x = text.layer("%xn", "cgc_op.transpose", {converted}, tensorType(fused.input, dtype),
+                   "{permutation = [0, 2, 3, 1]}");
+  }
+  TypedValue xt = text.layer("%xt", "cgc_op.transpose", {x}, tensorType(inputNchw, dtype),
+                             "{permutation = " + permutations.input + "}");
   TypedValue wt =
       text.layer("%wt", "cgc_op.transpose", {arguments[1]}, tensorType(weightOihw, dtype),
                  "{permutation = " + permutations.weight + "}");

@@ -91,6 +91,10 @@ struct NhwcCase {
   bool bias = true;
   std::vector<ChainLayer> chain;
   std::optional<MaxPool> pool;
+  /// Whether the definition reads a float32 NCHW image instead, cast to the
+  /// element type and transposed to NHWC first (a float32 model's input;
+  /// cast_conv_nhwc_bias_activation_max_pool).
+  bool float32Image = false;
 };
 
 /// NHWC (OHWI) dimensions as NCHW (OIHW): the permutation [0, 3, 1, 2].
