@@ -192,6 +192,12 @@ struct Session::Impl {
   ListHandle dispatchList;
   /// Inputs dispatchList uploads again because the program writes over them.
   unsigned numDispatchListUploads = 0;
+  /// dispatchList's commands between two timestamps (and their resolve),
+  /// for timeRuns' device times; null where the device has no timestamp
+  /// queries.
+  std::unique_ptr<CommandTimestamps> timedTimestamps;
+  ListHandle timedList;
+  uint64_t timedFrequency = 0;
   /// The run list with a timestamp around every command, for runProfiled;
   /// recorded on its first call.
   std::unique_ptr<CommandTimestamps> profiledTimestamps;
@@ -219,8 +225,14 @@ struct Session::Impl {
   /// Records the run list: input uploads, the dispatches, output readbacks.
   Status recordRunList();
   /// Records dispatchList: the dispatches, behind uploads of the inputs
-  /// whose bytes they write over (none unless inputs sit in scratch).
+  /// whose bytes they write over (none unless inputs sit in scratch); and,
+  /// where the device has timestamp queries, timedList: the same between
+  /// two timestamps.
   Status recordDispatchList();
+  /// Records the re-uploads of `reuploaded` and the dispatches into a new
+  /// list (between two of `timestamps` and resolved, when given).
+  Result<ListHandle> recordDispatchesOnly(const std::vector<unsigned> &reuploaded,
+                                          CommandTimestamps *timestamps);
   /// Records profiledList: the run list with a timestamp before and after
   /// every upload, dispatch and readback, and their resolve.
   Status recordProfiledList();
@@ -745,6 +757,32 @@ Status Session::Impl::recordDispatchList() {
       reuploaded.push_back(argument);
   }
 
+  Result<ListHandle> list = recordDispatchesOnly(reuploaded, nullptr);
+  if (!list)
+    return list.error();
+  dispatchList = std::move(*list);
+  numDispatchListUploads = reuploaded.size();
+
+  // The device times: the same commands between two timestamps, where the
+  // device has timestamp queries (as CUDA events around a graph's launch
+  // time it; without them timeRuns gives host times alone).
+  uint64_t frequency = 0;
+  Result<std::unique_ptr<CommandTimestamps>> timestamps =
+      CommandTimestamps::create(device.get(), 1);
+  if (!timestamps || cgcGetTimestampFrequency(queue.get(), &frequency) != CGC_OK ||
+      frequency == 0)
+    return Status::success();
+  Result<ListHandle> timed = recordDispatchesOnly(reuploaded, timestamps->get());
+  if (!timed)
+    return timed.error();
+  timedTimestamps = std::move(*timestamps);
+  timedList = std::move(*timed);
+  timedFrequency = frequency;
+  return Status::success();
+}
+
+Result<ListHandle> Session::Impl::recordDispatchesOnly(const std::vector<unsigned> &reuploaded,
+                                                       CommandTimestamps *timestamps) {
   CgcCommandList rawList = nullptr;
   if (CgcStatus status = cgcCreateCommandList(device.get(), allocator.get(), &rawList);
       status != CGC_OK)
@@ -752,15 +790,23 @@ Status Session::Impl::recordDispatchList() {
   ListHandle list(rawList);
   BarrierTracker tracker;
   ListCounts counts;
+  ProfiledCommand whole{ProfiledCommand::Kind::Dispatch, "the dispatches"};
+  if (timestamps)
+    if (Status status = timestamps->begin(list.get(), whole); !status)
+      return status.error();
   if (Status status = recordUploads(list.get(), tracker, reuploaded); !status)
-    return status;
+    return status.error();
   if (Status status = recordDispatches(list.get(), tracker, counts); !status)
-    return status;
+    return status.error();
+  if (timestamps) {
+    if (Status status = timestamps->end(list.get()); !status)
+      return status.error();
+    if (Status status = timestamps->resolve(list.get()); !status)
+      return status.error();
+  }
   if (CgcStatus status = cgcCloseCommandList(list.get()); status != CGC_OK)
     return apiError("recording the dispatches: closing the command list", status);
-  dispatchList = std::move(list);
-  numDispatchListUploads = reuploaded.size();
-  return Status::success();
+  return list;
 }
 
 Status Session::Impl::recordProfiledList() {
@@ -1009,6 +1055,17 @@ Result<RunTimings> Session::timeRuns(unsigned count) {
     if (Status status = impl->submitAndWait(impl->dispatchList.get(), what); !status)
       return status.error();
     timings.seconds.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
+    if (!impl->timedList)
+      continue;
+    if (Status status = impl->submitAndWait(impl->timedList.get(), what + " (device-timed)");
+        !status)
+      return status.error();
+    Result<std::vector<ProfiledCommand>> timed =
+        impl->timedTimestamps->read(impl->timedFrequency);
+    if (!timed)
+      return Error{"timeRuns: " + timed.error().message};
+    const ProfiledCommand &whole = timed->front();
+    timings.deviceSeconds.push_back(double(whole.deviceEndNs - whole.deviceBeginNs) * 1e-9);
   }
   return timings;
 }

@@ -1,8 +1,8 @@
 //===- SessionTimingTest.cpp - Session::timeRuns on the CPU device --------===//
 //
 // Device-resident timing: the dispatches alone, re-executed on the inputs
-// the last run left on the device. Checked on the spec network: the number
-// and sign of the timings, that the session's counts and later runs are
+// the last run left on the device, by the host's clock and the device's.
+// Checked on the spec network: the number and sign of the timings, that the session's counts and later runs are
 // untouched, that an input the program writes over (placed in scratch, its
 // bytes reused) is uploaded again before each execution, and the error
 // before any run.
@@ -75,6 +75,13 @@ TEST_F(SessionTimingTest, TimesTheDispatchesAndLeavesRunsIntact) {
       EXPECT_GT(seconds, 0.0);
       EXPECT_LT(seconds, 60.0);
     }
+    // The CPU device has timestamp queries: each execution is also timed on
+    // its clock, between two timestamps around the same dispatches.
+    ASSERT_EQ(timings->deviceSeconds.size(), 7u);
+    for (double seconds : timings->deviceSeconds) {
+      EXPECT_GT(seconds, 0.0);
+      EXPECT_LT(seconds, 60.0);
+    }
     // Inputs in their own buffers are only read: nothing is uploaded again.
     EXPECT_EQ(timings->numInputUploads, 0u);
 
@@ -103,9 +110,11 @@ TEST_F(SessionTimingTest, TimesTheDispatchesAndLeavesRunsIntact) {
     Result<RunTimings> more = session->timeRuns(2);
     ASSERT_TRUE(more.ok()) << more.error().message;
     EXPECT_EQ(more->seconds.size(), 2u);
+    EXPECT_EQ(more->deviceSeconds.size(), 2u);
     Result<RunTimings> none = session->timeRuns(0);
     ASSERT_TRUE(none.ok()) << none.error().message;
     EXPECT_TRUE(none->seconds.empty());
+    EXPECT_TRUE(none->deviceSeconds.empty());
     Result<std::vector<HostTensor>> last = session->run({network.input});
     ASSERT_TRUE(last.ok()) << last.error().message;
     EXPECT_EQ((*last)[0].data, (*first)[0].data);

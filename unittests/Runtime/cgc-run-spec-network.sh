@@ -67,12 +67,14 @@ expect_line "$work/output-ir/summary.txt" "^partition +@fallbackPartition: 2 bin
 expect_line "$work/output-ir/summary.txt" "^schedule +2 dispatch\(es\), 1 barrier\(s\)"
 
 # A positional input, and a benchmark (no TTY: no progress bar): end to end
-# and device-resident (the dispatches alone), on the screen and as JSON.
+# and device-resident (the dispatches alone; the CPU device has timestamp
+# queries, so also on its clock), on the screen and as JSON.
 "$cgc_run" "$work/model.mlir" --input "$work/input.npy" --benchmark 5 --benchmark-warmup 2 \
   --benchmark-json "$work/bench.json" >"$work/bench.txt"
 latency="min [0-9.]+ (us|ms|s), median [0-9.]+ (us|ms|s), mean [0-9.]+ (us|ms|s), p90 [0-9.]+ (us|ms|s), p99 [0-9.]+ (us|ms|s)$"
 expect_line "$work/bench.txt" "^benchmark +end to end \(upload, run, readback\), 5 runs after 2 warm-up: $latency"
 expect_line "$work/bench.txt" "^benchmark +device-resident \(dispatches only, inputs on the device\), 5 runs after 2 warm-up: $latency"
+expect_line "$work/bench.txt" "^benchmark +device-resident on the device's clock \(between two timestamps, as CUDA events time it\), 5 runs: $latency"
 expect_line "$work/bench.txt" "not written; pass --output-dir"
 python3 - "$work/bench.json" <<'PY'
 import json, sys
@@ -86,13 +88,14 @@ assert report["device_bytes"] == 64 + 256 + report["scratch_bytes"] + report["co
 assert report["inputs"][0]["shape"] == [1, 1, 4, 4], report
 benchmark = report["benchmark"]
 assert benchmark["warmup"] == 2, benchmark
-for series in ("end_to_end", "device_resident"):
+for series in ("end_to_end", "device_resident", "device_resident_device_clock"):
     figures = benchmark[series]
     assert figures["runs"] == 5 and len(figures["samples"]) == 5, figures
     assert 0 < figures["min"] <= figures["median"] <= figures["p90"] <= figures["max"], figures
     assert figures["min"] <= figures["mean"] <= figures["max"], figures
     assert sorted(figures["samples"])[0] == figures["min"], figures
 assert benchmark["device_resident"]["input_uploads"] == 0, benchmark
+assert benchmark["device_resident_device_clock"]["input_uploads"] == 0, benchmark
 PY
 # An input in scratch is overwritten by the program: the device-resident
 # series uploads it again before each execution, and says so.

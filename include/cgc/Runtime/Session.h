@@ -24,7 +24,8 @@
 // wrote (or writes bytes an earlier one read). `run` may be called any number
 // of times (not concurrently). `timeRuns` re-executes the dispatches alone,
 // on the inputs the last run left on the device (a benchmark's
-// device-resident latency). `runProfiled` runs once with a device timestamp
+// device-resident latency), timed by the host's clock and, where the device
+// has timestamp queries, by the device's. `runProfiled` runs once with a device timestamp
 // around every upload, dispatch and readback (the device API's timestamp
 // queries), and SessionStats::phases says when each phase of creating the
 // session ran, on which thread.
@@ -249,6 +250,12 @@ struct RunTimings {
   /// Seconds per execution, in order: host time from submitting the command
   /// list to the return of the fence wait.
   std::vector<double> seconds;
+  /// Seconds per execution on the device's clock, where the device has
+  /// timestamp queries (empty otherwise): after each host-timed execution,
+  /// the same commands run again between two timestamps, and this is the
+  /// time between them (what CUDA events recorded around the execution
+  /// would measure: no submission, no fence wait).
+  std::vector<double> deviceSeconds;
   /// Inputs the timed list uploads again (from the last run's upload
   /// buffers) before its dispatches, because the program writes over their
   /// bytes (inputs placed in scratch); 0 when every input stays intact and
