@@ -10,9 +10,11 @@
 // in distinct banks. Warps form a 4 × 2 grid: in the first product a warp
 // takes 32 rows × 32 of the chunk's columns, in the second 32 rows × half
 // of Z's channels. Y's chunk goes to memory from shared memory, 16 bytes a
-// thread. Offsets within a tile are 32-bit and the step's tile, chunk and
-// stage are counters, so that integer arithmetic does not outweigh the
-// products.
+// thread, each row group's two warps storing their rows after a barrier of
+// their own (the second product reads only the group's rows), so that one
+// block-wide barrier a step remains. Offsets within a tile are 32-bit and
+// the step's tile, chunk and stage are counters, so that integer
+// arithmetic does not outweigh the products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -421,17 +423,22 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "        *(unsigned int *)(ys + at) = cgc_pack(pair[0], pair[1]);\n"
      << "      }\n"
      << "    }\n"
-     << "    __syncthreads();\n"
-     // 3. Y's chunk to memory, 16 bytes a thread, rows whole.
+     // Only the two warps of a row group read what they wrote (the second
+     // product's A is their rows, all the chunk's columns): a barrier of
+     // the two (named 1 + the group), not of the block.
+     << "    asm volatile(\"bar.sync %0, 64;\\n\" ::\"r\"(1 + warp % kRowWarps) : \"memory\");\n"
+     // 3. Y's chunk to memory: each row group its rows, 16 bytes a thread.
      << "    {\n"
-     << "      unsigned short *to = y + (long long)row0 * kE + chunk * kChunk;\n";
-  writePieces(os, "kRows * (kChunk / 8)",
-              "          const int r = i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
-              "          if (r < rowsLeft)\n"
-              "            *(uint4 *)(to + r * kE + c) = *(const uint4 *)(ys + r * kChunkStride "
-              "+ c);\n",
-              "      ");
-  os << "    }\n"
+     << "      unsigned short *to = y + (long long)row0 * kE + chunk * kChunk;\n"
+     << "      const int groupThread = (warp / kRowWarps) * 32 + lane;\n"
+     << "#pragma unroll\n"
+     << "      for (int j = 0; j < 16 * kRowTiles * (kChunk / 8) / 64; ++j) {\n"
+     << "        const int i = groupThread + j * 64;\n"
+     << "        const int r = warpRow + i / (kChunk / 8), c = (i % (kChunk / 8)) * 8;\n"
+     << "        if (r < rowsLeft)\n"
+     << "          *(uint4 *)(to + r * kE + c) = *(const uint4 *)(ys + r * kChunkStride + c);\n"
+     << "      }\n"
+     << "    }\n"
      // 4. The second product accumulates the chunk's part.
      << "    const unsigned short *vs = kResident ? weights + kE * kWStride + chunk * kChunk : "
         "stage + kResidual + kFirstWeight;\n"
