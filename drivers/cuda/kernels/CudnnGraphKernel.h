@@ -3,11 +3,13 @@
 // What the families that run a definition as one cuDNN operation graph
 // (FusedConvolution.cpp, FusedMatmul.cpp) share once their graph is built:
 // the kernel that binds the definition's buffers to the graph's tensors and
-// executes a plan, and the choice of the plan. The first plans that
-// finalize (up to kMaxTimedGraphPlans) are timed once per process for each
-// distinct definition and device and the fastest kept; its position in
-// cuDNN's heuristics is remembered, so a model's repeated layers build
-// only that plan. CGC_CUDA_CUDNN_TUNING=0 keeps the first plan.
+// executes a plan, and the choice of the plan: the first of cuDNN's
+// heuristics that finalizes. With CGC_CUDA_CUDNN_TUNING=1 the first plans
+// that finalize (up to kMaxTimedGraphPlans) are timed once per process for
+// each distinct definition and device and the fastest kept; its position
+// in cuDNN's heuristics is remembered, so a model's repeated layers build
+// only that plan (opt-in: some of those plans changed ResNet-50's outputs
+// beyond float16's error, CudnnGraphKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -113,10 +113,10 @@ struct FusedConvolutionKernel {
 /// otherwise (the GEMM needs cuBLASLt, which needs a device, as cuDNN does)
 /// it compiles the epilogue kernel, then stops where cuDNN needs a device;
 /// the GEMM path forced compiles its generated kernels, then stops where
-/// cuBLASLt needs a device. The cuDNN graph's plan is the fastest of the
-/// first that finalize (up to 4, one runtime-fusion engine beyond the
-/// first), timed once per process for each distinct definition and device
-/// unless CGC_CUDA_CUDNN_TUNING is "0".
+/// cuBLASLt needs a device. The cuDNN graph's plan is the first that
+/// finalizes, or with CGC_CUDA_CUDNN_TUNING=1 the fastest of the first that
+/// finalize (up to 4, one runtime-fusion engine beyond the first), timed
+/// once per process for each distinct definition and device.
 llvm::Expected<FusedConvolutionKernel>
 buildFusedConvolution(FunctionalDefinitionOp definition, KernelContext::Impl &context,
                       std::optional<FusedConvolutionPath> path = std::nullopt);

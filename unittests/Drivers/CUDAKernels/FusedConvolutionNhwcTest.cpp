@@ -208,8 +208,8 @@ TEST_F(FusedConvolutionNhwcTest, RepeatedConvolutionsBuildAgain) {
 TEST_F(FusedConvolutionNhwcTest, GraphPlanIsTimedOnceAndReused) {
   CGC_REQUIRE_CUDA_DEVICE();
   if (const char *tuning = std::getenv("CGC_CUDA_CUDNN_TUNING");
-      tuning && llvm::StringRef(tuning) == "0")
-    GTEST_SKIP() << "CGC_CUDA_CUDNN_TUNING=0";
+      !tuning || llvm::StringRef(tuning) != "1")
+    GTEST_SKIP() << "cuDNN graph plans are timed only with CGC_CUDA_CUDNN_TUNING=1";
   KernelContext *kernelContext = getDeviceContext();
   ASSERT_NE(kernelContext, nullptr);
   // A shape no other test builds, so that this process has not timed it.
