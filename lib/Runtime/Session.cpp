@@ -197,11 +197,12 @@ struct Session::Impl {
   /// queries.
   std::unique_ptr<CommandTimestamps> timedTimestamps;
   ListHandle timedList;
-  uint64_t timedFrequency = 0;
   /// The run list with a timestamp around every command, for runProfiled;
   /// recorded on its first call.
   std::unique_ptr<CommandTimestamps> profiledTimestamps;
   ListHandle profiledList;
+  /// The queue's timestamp frequency, read by the first list recorded with
+  /// timestamps (profiledList or timedList).
   uint64_t timestampFrequency = 0;
   /// Whether a run succeeded, leaving its inputs on the device.
   bool inputsResident = false;
@@ -777,7 +778,7 @@ Status Session::Impl::recordDispatchList() {
     return timed.error();
   timedTimestamps = std::move(*timestamps);
   timedList = std::move(*timed);
-  timedFrequency = frequency;
+  timestampFrequency = frequency;
   return Status::success();
 }
 
@@ -1061,7 +1062,7 @@ Result<RunTimings> Session::timeRuns(unsigned count) {
         !status)
       return status.error();
     Result<std::vector<ProfiledCommand>> timed =
-        impl->timedTimestamps->read(impl->timedFrequency);
+        impl->timedTimestamps->read(impl->timestampFrequency);
     if (!timed)
       return Error{"timeRuns: " + timed.error().message};
     const ProfiledCommand &whole = timed->front();

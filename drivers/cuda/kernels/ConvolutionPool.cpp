@@ -104,11 +104,19 @@ struct ConvolutionPoolLayout {
     return roundUp(weightRows * weightStride + bandRows * rowStride, 64);
   }
 
+  /// Whether the image's rows may go by 16-byte copies (float32 channel
+  /// rows in a float image), where the input is 16-byte aligned at launch.
+  bool hasVectorRows(const ChannelsLastGeometry &g) const {
+    return floatImage ? g.width % 4 == 0 : g.width * g.channels % 8 == 0;
+  }
+
+  /// The input rows the staging area holds: a float image's new rows, or a
+  /// later band's.
+  int64_t getStagedRows() const { return floatImage ? newRows : stageRows; }
+
   /// The staging area's 16-bit elements.
   int64_t getStageElements(const ChannelsLastGeometry &g) const {
-    if (floatImage)
-      return roundUp(2 * newRows * g.channels * g.width, 8);
-    return roundUp(stageRows * g.width * g.channels, 8);
+    return roundUp((floatImage ? 2 : 1) * getStagedRows() * g.width * g.channels, 8);
   }
 
   /// The elements of weights, band, ring and staging area; `operands`
@@ -241,9 +249,7 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
   os << getTensorCoreHelpers(spec.dtype);
   int64_t rowElements = g.width * g.channels;
   bool floatImage = layout.floatImage;
-  // 16-byte copies of the image's rows (float32 channel rows in a float
-  // image).
-  bool vectorRows = floatImage ? g.width % 4 == 0 : rowElements % 8 == 0;
+  bool vectorRows = layout.hasVectorRows(g);
   bool shifted = layout.rowStart % 8 == 1;
   int64_t threads = layout.warps * 32;
   int64_t vectors = g.outChannels / 8;
@@ -729,10 +735,8 @@ std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape
     return "shared memory of " + std::to_string(bytes) + " bytes (weights, a band of " +
            std::to_string(layout.bandRows) + " input rows of " + std::to_string(layout.rowStride) +
            " elements, a ring of " + std::to_string(pool.kernel[0]) +
-           " convolution rows and a staging area of " +
-           std::to_string(shape.inputCast ? layout.newRows : layout.stageRows) +
-           (shape.inputCast ? " float32" : "") +
-           " input rows; it takes at most " +
+           " convolution rows and a staging area of " + std::to_string(layout.getStagedRows()) +
+           (layout.floatImage ? " float32" : "") + " input rows; it takes at most " +
            std::to_string(kConvolutionPoolMaxSharedBytes / 1024) + " KiB)";
   return std::nullopt;
 }
@@ -797,8 +801,7 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   int blocksPerImage = static_cast<int>((pool.outHeight + rowsPerBlock - 1) / rowsPerBlock);
   dim3 grid(static_cast<unsigned>(geometry->batch * blocksPerImage));
   dim3 block(static_cast<unsigned>(spec.layout.warps * 32));
-  bool vectorRows = shape.inputCast ? geometry->width % 4 == 0
-                                    : geometry->width * geometry->channels % 8 == 0;
+  bool vectorRows = spec.layout.hasVectorRows(*geometry);
   unsigned input = shape.input, weight = shape.weight;
   std::string name =
       ("@" + definition.getSymName() + ": fused convolution + max pool (generated)").str();
