@@ -766,13 +766,24 @@ Status Session::Impl::recordDispatchList() {
 
   // The device times: the same commands between two timestamps, where the
   // device has timestamp queries (as CUDA events around a graph's launch
-  // time it; without them timeRuns gives host times alone).
+  // time it; without them, or without a frequency, timeRuns gives host
+  // times alone). Failures of a device that has them are errors.
+  CgcFeatureDataTimestampQueries feature{};
+  if (CgcStatus status = cgcCheckFeatureSupport(device.get(), CGC_FEATURE_TIMESTAMP_QUERIES,
+                                                &feature, sizeof(feature));
+      status != CGC_OK)
+    return apiError("timing the dispatches: asking for timestamp queries", status);
+  if (!feature.timestampQueriesSupported)
+    return Status::success();
   uint64_t frequency = 0;
+  if (CgcStatus status = cgcGetTimestampFrequency(queue.get(), &frequency); status != CGC_OK)
+    return apiError("timing the dispatches: the queue's timestamp frequency", status);
+  if (frequency == 0)
+    return Status::success();
   Result<std::unique_ptr<CommandTimestamps>> timestamps =
       CommandTimestamps::create(device.get(), 1);
-  if (!timestamps || cgcGetTimestampFrequency(queue.get(), &frequency) != CGC_OK ||
-      frequency == 0)
-    return Status::success();
+  if (!timestamps)
+    return timestamps.error();
   Result<ListHandle> timed = recordDispatchesOnly(reuploaded, timestamps->get());
   if (!timed)
     return timed.error();
