@@ -23,7 +23,9 @@
 //      (mma.sync m16n8k16: lane 4g+t holds elements 2t, 2t+1 of octets),
 //      the elements past a window row masked to zero (a bitwise mask: a
 //      neighbour's infinity does not become NaN); B fragments come by
-//      ldmatrix; no A tile, no barrier per step;
+//      ldmatrix; no A tile, no barrier per step. On compute capability
+//      9.0 the same registers are wgmma's A (a warpgroup's four warps'
+//      tiles, two m64 products a step, the weights as core matrices);
 //   4. each sum takes the bias and the chain in float32 and is rounded to
 //      the element type, as the convolution's result would be stored, into
 //      a ring of the pool's window of convolution rows (its 16-byte channel
@@ -62,6 +64,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 namespace cgc::cuda {
@@ -129,7 +133,7 @@ struct ConvolutionPoolLayout {
 };
 
 ConvolutionPoolLayout getLayout(const ChannelsLastGeometry &g, const ConvolutionMaxPool &pool,
-                                bool floatImage) {
+                                bool floatImage, bool wgmma = false) {
   ConvolutionPoolLayout layout;
   layout.floatImage = floatImage;
   // A band of convolution rows [y0, y1) and the next one's [n0, n1), n0 >=
@@ -155,6 +159,9 @@ ConvolutionPoolLayout getLayout(const ChannelsLastGeometry &g, const Convolution
   layout.bandRows = (pool.kernel[0] - 1) * g.strideHeight + g.kernelHeight;
   layout.stageRows = (pool.strides[0] - 1) * g.strideHeight + g.kernelHeight;
   layout.warps = std::clamp<int64_t>((pool.strides[0] * g.outWidth + 31) / 32, 4, 8);
+  // wgmma's products are a warpgroup's: whole warpgroups.
+  if (wgmma)
+    layout.warps = roundUp(layout.warps, 4);
   return layout;
 }
 
@@ -176,6 +183,10 @@ struct ConvolutionPoolSpec {
   ChannelsLastGeometry geometry;
   ConvolutionMaxPool pool;
   ConvolutionPoolLayout layout;
+  /// The products as wgmma (compute capability 9.0: each warpgroup's four
+  /// warps' 32 pixels a step as two m64 products, A from the lanes'
+  /// registers, the weights in 8 × 8 core matrices) rather than mma.sync.
+  bool wgmma = false;
   /// Per epilogue operand: its element stride along channels.
   llvm::SmallVector<int64_t, 4> channelStrides;
   std::string statements;
@@ -189,10 +200,12 @@ void writeStepLoads(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec, int6
   const ConvolutionPoolLayout &layout = spec.layout;
   int64_t groups = layout.weightRows / 16;
   bool masksLast = layout.octets * kOctet > g.kernelWidth * g.channels;
-  std::string a = "a", w = "w";
-  for (int64_t group = 0; group < groups; ++group)
-    os << "      cgc_load_matrices(" << w << "[" << group << "], bLane + "
-       << 2 * (group * 16 * layout.weightStride + step * 16) << "u);\n";
+  // wgmma's A registers alternate between two sets by the step's parity.
+  std::string a = spec.wgmma ? "a[" + std::to_string(step % 2) + "]" : "a", w = "w";
+  if (!spec.wgmma)
+    for (int64_t group = 0; group < groups; ++group)
+      os << "      cgc_load_matrices(" << w << "[" << group << "], bLane + "
+         << 2 * (group * 16 * layout.weightStride + step * 16) << "u);\n";
   for (int64_t half = 0; half < 2; ++half) {
     int64_t octet = 2 * step + half;
     for (int64_t m = 0; m < 2; ++m)
@@ -232,12 +245,59 @@ void writeStepProducts(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
 /// by hand ran no faster).
 void writeSteps(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
   int64_t groups = spec.layout.weightRows / 16;
+  if (spec.wgmma) {
+    // A step's fragments go into the set its step before last used, once
+    // that step's products are waited for (one group a step, at most one
+    // pending), so that they load while the step before multiplies; the
+    // first step's products replace the sums (no zeros to wait for).
+    os << "      unsigned int a[2][2][4];\n";
+    for (int64_t step = 0; step < spec.layout.steps; ++step) {
+      writeStepLoads(os, spec, step);
+      os << "      asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n";
+      for (int64_t m = 0; m < 2; ++m)
+        os << "      cgc_wgmma(sums[" << m << "], a[" << step % 2 << "][" << m
+           << "], weightDescriptor + " << step * 16 << "ull, " << (step > 0 ? 1 : 0) << ");\n";
+      os << "      asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"
+         << "      asm volatile(\"wgmma.wait_group.sync.aligned 1;\\n\" ::: \"memory\");\n";
+    }
+    os << "      asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");\n";
+    return;
+  }
   os << "      unsigned int a[2][4], w[" << groups << "][4];\n";
   for (int64_t step = 0; step < spec.layout.steps; ++step) {
     writeStepLoads(os, spec, step);
     writeStepProducts(os, spec);
     os << "      asm volatile(\"\" ::: \"memory\");\n";
   }
+}
+
+/// `cgc_wgmma`: sums += a · B for one k16 step, a warpgroup's 64 pixels ×
+/// all output channels (the weights' descriptor `b`); with `accumulate` 0
+/// the products replace the sums. And the descriptor of the weights in
+/// shared memory: no swizzle, K-major 8 × 8 core matrices of 128 bytes, the
+/// next 8 elements of depth 128 bytes on, the next 8 channels kDepth / 8
+/// core matrices on.
+void writeWgmma(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
+  int64_t vectors = spec.geometry.outChannels / 8, count = vectors * 4;
+  std::string type = spec.dtype == DType::BF16 ? "bf16" : "f16";
+  os << "CGC_DEVICE void cgc_wgmma(float (&sums)[" << vectors
+     << "][4], const unsigned int (&a)[4], unsigned long long b, int accumulate) {\n"
+     << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << count + 5 << ", 0;\\n\"\n"
+     << "               \"wgmma.mma_async.sync.aligned.m64n" << spec.geometry.outChannels
+     << "k16.f32." << type << "." << type << " {";
+  for (int64_t i = 0; i < count; ++i)
+    os << (i ? ", %" : "%") << i;
+  os << "}, {%" << count << ", %" << count + 1 << ", %" << count + 2 << ", %" << count + 3
+     << "}, %" << count + 4 << ", p, 1, 1, 0;\\n}\\n\"\n               : ";
+  for (int64_t i = 0; i < count; ++i)
+    os << (i ? ", " : "") << "\"+f\"(sums[" << i / 4 << "][" << i % 4 << "])";
+  os << "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), "
+        "\"r\"(accumulate));\n"
+     << "}\n"
+     << "CGC_DEVICE unsigned long long cgc_weight_descriptor(unsigned int address) {\n"
+     << "  return (unsigned long long)((address & 0x3FFFFu) >> 4) | (128ull >> 4) << 16 | "
+        "((unsigned long long)(kDepth / 8 * 128) >> 4) << 32;\n"
+     << "}\n";
 }
 
 std::string generateSource(const ConvolutionPoolSpec &spec) {
@@ -281,6 +341,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "constexpr int kKeptRows = " << layout.keptRows << ", kPlaneChunks = " << g.width / 4
      << ";\n";
 
+  if (spec.wgmma)
+    writeWgmma(os, spec);
   os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
      << "  return *(const unsigned int *)at;\n"
      << "}\n"
@@ -474,13 +536,23 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  (void)channels;\n"
      << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
      << "  const int g = lane >> 2, t = lane & 3;\n"
-     // 1. The weights, the window's rows padded to octets.
+     // 1. The weights, the window's rows padded to octets: rows kBStride
+     // apart for ldmatrix, or wgmma's core matrices (8 channels × one
+     // octet, channel group by channel group).
      << "  for (int i = thread; i < kBRows * kDepth; i += kThreads) {\n"
      << "    const int n = i / kDepth, k = i - n * kDepth;\n"
      << "    const int octet = k / 8, r = octet / kOctets, e = (octet - r * kOctets) * 8 + k % 8;\n"
-     << "    b[n * kBStride + k] = n < kK && r < kR && e < kWindowRow ?\n"
+     << "    b[" << (spec.wgmma ? "((n >> 3) * (kDepth / 8) + octet) * 64 + (n & 7) * 8 + k % 8"
+                              : "n * kBStride + k")
+     << "] = n < kK && r < kR && e < kWindowRow ?\n"
      << "        weight[n * kWindow + r * kWindowRow + e] : (unsigned short)0;\n"
-     << "  }\n"
+     << "  }\n";
+  // wgmma reads the weights through the async proxy: the generic stores
+  // above are made visible to it (the barrier before the tiles orders
+  // every thread's).
+  if (spec.wgmma)
+    os << "  asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");\n";
+  os
      << "  for (int i = thread; i < kBandRows * kRowStride / 2; i += kThreads)\n"
      << "    ((unsigned int *)band)[i] = 0u;\n"
      // The lane's elements of a window row's last octet that lie in it.
@@ -488,10 +560,15 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  const unsigned int lastMask = (lastElement < kWindowRow ? 0xffffu : 0u) |\n"
      << "                                (lastElement + 1 < kWindowRow ? 0xffff0000u : 0u);\n"
      << "  (void)lastMask;\n"
-     // The lane's ldmatrix row of the weights: a step's and a group's
-     // matrices lie at literal offsets from it.
-     << "  const unsigned int bLane = cgc_shared_address(b + ((lane & 7) + ((lane >> 4) << 3)) * "
-        "kBStride + ((lane >> 3) & 1) * 8);\n";
+     ;
+  if (spec.wgmma)
+    os << "  const unsigned long long weightDescriptor = "
+          "cgc_weight_descriptor(cgc_shared_address(b));\n";
+  else
+    // The lane's ldmatrix row of the weights: a step's and a group's
+    // matrices lie at literal offsets from it.
+    os << "  const unsigned int bLane = cgc_shared_address(b + ((lane & 7) + ((lane >> 4) << 3)) * "
+          "kBStride + ((lane >> 3) & 1) * 8);\n";
   // Per-channel operands, as floats in shared memory (registers would
   // spill beside the sums).
   for (size_t index = 0; index < operandCount; ++index) {
@@ -543,8 +620,15 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
        << "      cgc_fetch_band(stage, in, n0 * kStrideH - kPadTop, nextRows);\n"
        << "    cgc_copy_commit();\n";
   os
-     << "    const int pixels = (y1 - y0) * kQ;\n"
-     << "    for (int tile = warp; tile * 32 < pixels; tile += kWarps) {\n"
+     << "    const int pixels = (y1 - y0) * kQ;\n";
+  // wgmma: a warpgroup's warps take consecutive tiles and run the same
+  // number of them (a tile past the pixels computes the last one's
+  // window again and stores nothing).
+  if (spec.wgmma)
+    os << "    for (int tile = warp; (tile & ~3) * 32 < pixels; tile += kWarps) {\n";
+  else
+    os << "    for (int tile = warp; tile * 32 < pixels; tile += kWarps) {\n";
+  os
      << "      int offsets[4];\n"
      << "#pragma unroll\n"
      << "      for (int k = 0; k < 4; ++k) {\n"
@@ -673,6 +757,11 @@ int64_t getRowsPerBlock(int64_t batch, int64_t poolRows, int64_t slots) {
 
 } // namespace
 
+bool usesConvolutionPoolWgmma() {
+  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_POOL");
+  return !value || std::string_view(value) != "mma.sync";
+}
+
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape) {
   if (!shape.pool)
     return std::string("no max pool follows the convolution");
@@ -776,7 +865,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   spec.dtype = shape.plan.output.dtype;
   spec.geometry = *geometry;
   spec.pool = pool;
-  spec.layout = getLayout(*geometry, pool, bool(shape.inputCast));
+  spec.wgmma = context.getComputeMajor() == 9 && usesConvolutionPoolWgmma();
+  spec.layout = getLayout(*geometry, pool, bool(shape.inputCast), spec.wgmma);
   spec.statements = epilogue->statements;
   const Shape &outputShape = shape.plan.output.shape;
   llvm::SmallVector<unsigned, 4> operandArguments;
@@ -787,7 +877,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   }
 
   llvm::Expected<DeviceFunction> function =
-      context.getFunction(shape.conv, generateSource(spec), "cgc_convolution_pool");
+      context.getFunction(shape.conv, generateSource(spec), "cgc_convolution_pool",
+                          /*archSpecific=*/spec.wgmma);
   if (!function)
     return inFusedConvolution(definition, function.takeError());
   size_t sharedBytes = static_cast<size_t>(

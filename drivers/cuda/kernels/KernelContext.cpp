@@ -72,8 +72,9 @@ KernelContext::Impl::createCompileOnly(int computeMajor, int computeMinor,
 
 llvm::Expected<DeviceFunction> KernelContext::Impl::getFunction(mlir::Operation *op,
                                                                 const std::string &source,
-                                                                llvm::StringRef name) {
-  llvm::Expected<DeviceFunction> function = compiler.getFunction(source, name);
+                                                                llvm::StringRef name,
+                                                                bool archSpecific) {
+  llvm::Expected<DeviceFunction> function = compiler.getFunction(source, name, archSpecific);
   if (!function)
     return makeKernelError(op, llvm::toString(function.takeError()));
   return function;

@@ -59,10 +59,11 @@ struct KernelContext::Impl {
   int getComputeMinor() const { return computeMinor; }
   int getMultiprocessorCount() const { return multiprocessorCount; }
 
-  /// Kernel `name` of a generated source, compiled once per distinct source;
+  /// Kernel `name` of a generated source, compiled once per distinct source
+  /// (`archSpecific`: for the architecture's own features, NvrtcCompiler);
   /// errors name `op`.
   llvm::Expected<DeviceFunction> getFunction(mlir::Operation *op, const std::string &source,
-                                             llvm::StringRef name);
+                                             llvm::StringRef name, bool archSpecific = false);
   NvrtcCompiler &getCompiler() { return compiler; }
 
   /// Blocks of `threads` threads for a grid-stride loop over `count` items:

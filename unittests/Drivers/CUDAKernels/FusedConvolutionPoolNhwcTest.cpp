@@ -109,6 +109,15 @@ TEST_F(FusedConvolutionPoolNhwcTest, CapturedKernelMatchesCpu) {
     expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::ConvolutionPool);
 }
 
+/// The mma.sync form where the device would take wgmma (compute
+/// capability 9.0; the same form as the default elsewhere), every case.
+TEST_F(FusedConvolutionPoolNhwcTest, MmaSyncFormMatchesCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_POOL", "mma.sync");
+  for (const DefinitionCase &definitionCase : poolDefinitions())
+    expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::ConvolutionPool);
+}
+
 /// Buffers one element past a 256-byte boundary: the band is copied element
 /// by element and the pool stored element by element.
 TEST_F(FusedConvolutionPoolNhwcTest, MisalignedBuffersMatchCpu) {
