@@ -37,7 +37,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string_view>
 
 namespace cgc::cuda {
 
@@ -94,6 +96,16 @@ llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error er
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "@" + definition.getSymName() + ": fused " + kConvolutionFamily +
                                      ": " + llvm::toString(std::move(error)));
+}
+
+ConvolutionWgmmaMode getConvolutionWgmmaMode() {
+  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_WGMMA");
+  std::string_view mode = value ? value : "";
+  if (mode == "0")
+    return ConvolutionWgmmaMode::Off;
+  if (mode == "1")
+    return ConvolutionWgmmaMode::On;
+  return ConvolutionWgmmaMode::Default;
 }
 
 std::optional<std::string> getTensorCoreConvolutionRefusal(const FusedConvolutionShape &shape) {

@@ -129,6 +129,23 @@ llvm::Error inFusedConvolution(FunctionalDefinitionOp definition, llvm::Error er
 /// max pool kernels' common terms).
 std::optional<std::string> getTensorCoreConvolutionRefusal(const FusedConvolutionShape &shape);
 
+/// Which form the generated convolution kernels that have a wgmma form
+/// (the first layer + max pool, the convolution pair with resident
+/// weights) take on compute capability 9.0, from
+/// CGC_CUDA_CONVOLUTION_WGMMA (read at each build); every other device
+/// takes mma.sync.
+enum class ConvolutionWgmmaMode {
+  /// Unset or anything else: each kernel's measured choice (the first
+  /// layer: wgmma; the pair: wgmma where its first product's depth is at
+  /// least 128).
+  Default,
+  /// "0": mma.sync.
+  Off,
+  /// "1": wgmma wherever the kernel has the form.
+  On,
+};
+ConvolutionWgmmaMode getConvolutionWgmmaMode();
+
 /// Lets `function`, the generated `kernel` (a name for messages: "the
 /// implicit-GEMM kernel") of `definition`, take `bytes` of dynamic shared
 /// memory where the context has a device; the family's error otherwise.

@@ -40,6 +40,12 @@
 // and P's channels multiples of 8 adding up to a multiple of 16 up to 128.
 // A matched projection runs only as the kernel.
 //
+// On compute capability 9.0, where both weights stay in shared memory,
+// the products may be wgmma (each warpgroup 64 rows; X and the weights as
+// core matrices; the second product's A the first chain's packed results
+// in registers): by default where the first product is at least 128
+// deep (CGC_CUDA_CONVOLUTION_WGMMA, ConvolutionChain.h).
+//
 // Where the kernel's products are slower than the libraries' (many
 // channels), reading Y back costs less than the pair saves: with a device,
 // the family times the kernel once against the two convolutions run apart

@@ -64,8 +64,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <string_view>
 #include <vector>
 
 namespace cgc::cuda {
@@ -770,11 +768,6 @@ int64_t getRowsPerBlock(int64_t batch, int64_t poolRows, int64_t slots) {
 
 } // namespace
 
-bool usesConvolutionPoolWgmma() {
-  const char *value = std::getenv("CGC_CUDA_CONVOLUTION_POOL");
-  return !value || std::string_view(value) != "mma.sync";
-}
-
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape) {
   if (!shape.pool)
     return std::string("no max pool follows the convolution");
@@ -878,7 +871,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   spec.dtype = shape.plan.output.dtype;
   spec.geometry = *geometry;
   spec.pool = pool;
-  spec.wgmma = context.getComputeMajor() == 9 && usesConvolutionPoolWgmma();
+  spec.wgmma =
+      context.getComputeMajor() == 9 && getConvolutionWgmmaMode() != ConvolutionWgmmaMode::Off;
   spec.layout = getLayout(*geometry, pool, bool(shape.inputCast), spec.wgmma);
   spec.statements = epilogue->statements;
   const Shape &outputShape = shape.plan.output.shape;

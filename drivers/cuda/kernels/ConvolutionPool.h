@@ -53,11 +53,6 @@ constexpr int64_t kConvolutionPoolMaxSharedBytes = 96 * 1024;
 /// capability 8.0 (buildConvolutionPool says so).
 std::optional<std::string> getConvolutionPoolRefusal(const FusedConvolutionShape &shape);
 
-/// Whether the kernel multiplies with wgmma on compute capability 9.0
-/// (CGC_CUDA_CONVOLUTION_POOL unset or anything but "mma.sync", read at
-/// each build); mma.sync otherwise, and on every other device.
-bool usesConvolutionPoolWgmma();
-
 /// getConvolutionPoolRefusal's reason as the family's error on
 /// `definition`, or std::nullopt where the kernel runs `shape`: what the
 /// family's check reports (the compiler then matches the convolution and

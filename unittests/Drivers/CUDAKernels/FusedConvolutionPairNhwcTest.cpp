@@ -238,6 +238,39 @@ TEST_F(FusedConvolutionPairNhwcTest, PairKernelMatchesCpu) {
     expectFusedMatchesCpu(definitionCase);
 }
 
+/// The kernel's two forms on every case: mma.sync everywhere, and wgmma
+/// wherever it has the form (compute capability 9.0, resident weights;
+/// by default only a first product at least 128 deep takes it).
+TEST_F(FusedConvolutionPairNhwcTest, PairKernelFormsMatchCpu) {
+  CGC_REQUIRE_CUDA_DEVICE();
+  ScopedEnvironment mode(kPairMode, "kernel");
+  for (const char *value : {"0", "1"}) {
+    SCOPED_TRACE(std::string("CGC_CUDA_CONVOLUTION_WGMMA=") + value);
+    ScopedEnvironment form("CGC_CUDA_CONVOLUTION_WGMMA", value);
+    for (const DefinitionCase &definitionCase : pairDefinitions())
+      expectFusedMatchesCpu(definitionCase);
+  }
+}
+
+/// Without a device, every case compiles for 9.0 with
+/// CGC_CUDA_CONVOLUTION_WGMMA=1 (the wgmma form wherever the weights are
+/// resident), each a module of its own.
+TEST_F(FusedConvolutionPairNhwcTest, WgmmaFormCompiles) {
+  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_WGMMA", "1");
+  std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
+  for (const DefinitionCase &definitionCase : pairDefinitions()) {
+    SCOPED_TRACE(definitionCase.describe());
+    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
+    ASSERT_TRUE(definition);
+    auto shape = analyzeConvolutionPair(definition);
+    ASSERT_TRUE(shape.has_value());
+    ASSERT_TRUE(static_cast<bool>(*shape)) << llvm::toString(shape->takeError());
+    llvm::Expected<Kernel> kernel = buildConvolutionPair(definition, **shape, *context);
+    ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
+  }
+  EXPECT_EQ(context->getCompiler().getModuleCount(), pairDefinitions().size());
+}
+
 /// Without a device every case compiles, one module per case.
 TEST_F(FusedConvolutionPairNhwcTest, KernelCompiles) {
   std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);

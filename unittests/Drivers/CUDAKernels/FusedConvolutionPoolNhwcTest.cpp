@@ -113,7 +113,7 @@ TEST_F(FusedConvolutionPoolNhwcTest, CapturedKernelMatchesCpu) {
 /// capability 9.0; the same form as the default elsewhere), every case.
 TEST_F(FusedConvolutionPoolNhwcTest, MmaSyncFormMatchesCpu) {
   CGC_REQUIRE_CUDA_DEVICE();
-  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_POOL", "mma.sync");
+  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_WGMMA", "0");
   for (const DefinitionCase &definitionCase : poolDefinitions())
     expectForcedPathMatchesCpu(definitionCase, FusedConvolutionPath::ConvolutionPool);
 }
