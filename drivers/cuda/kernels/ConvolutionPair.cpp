@@ -410,8 +410,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
      << "  float *channels = (float *)(weights + " << layout.weights << ");\n"
      << "  (void)weights;\n"
      << "  (void)channels;\n"
-     << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n"
-     ;
+     << "  const int thread = threadIdx.x, warp = thread >> 5, lane = thread & 31;\n";
   if (spec.wgmma)
     os << "  const int warpRow = warp * 16, firstColumn = 0, secondColumn = 0;\n"
        << "  const unsigned int xAddress = cgc_shared_address(shared) + (warp >> 2) * 64 * kK * "
@@ -423,8 +422,7 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
     os << "  const int warpRow = (warp % kRowWarps) * (16 * kRowTiles);\n"
        << "  const int firstColumn = (warp / kRowWarps) * 32, secondColumn = (warp / kRowWarps) * "
           "(kN / 2);\n";
-  os
-     << "  const int tiles = (kM + kRows - 1) / kRows;\n"
+  os << "  const int tiles = (kM + kRows - 1) / kRows;\n"
      << "  const int myTiles = (int)blockIdx.x < tiles ? (tiles - 1 - (int)blockIdx.x) / "
         "(int)gridDim.x + 1 : 0;\n"
      << "  const int steps = myTiles * kChunks;\n";

@@ -394,7 +394,8 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
        << "    const int row = i / kRowElements, column = i - row * kRowElements;\n"
        << "    const int y = bandTop + row;\n"
        << "    band[row * kRowStride + kRowStart + column] =\n"
-       << "        (unsigned)y < (unsigned)kH ? in[y * kRowElements + column] : (unsigned short)0;\n"
+       << "        (unsigned)y < (unsigned)kH ? in[y * kRowElements + column] : "
+          "(unsigned short)0;\n"
        << "  }\n"
        << "}\n";
   }
@@ -891,7 +892,8 @@ llvm::Expected<Kernel> buildConvolutionPool(FunctionalDefinitionOp definition,
   size_t sharedBytes = static_cast<size_t>(
       2 * spec.layout.getSharedElements(*geometry, pool, int64_t(spec.channelStrides.size())));
   if (std::optional<llvm::Error> refused =
-          allowSharedMemory(definition, context, *function, sharedBytes, "the convolution + max pool kernel"))
+          allowSharedMemory(definition, context, *function, sharedBytes,
+                            "the convolution + max pool kernel"))
     return std::move(*refused);
 
   int rowsPerBlock = static_cast<int>(getRowsPerBlock(
