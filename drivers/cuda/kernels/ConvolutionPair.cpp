@@ -221,98 +221,54 @@ void writePieces(llvm::raw_ostream &os, const std::string &count, const std::str
      << indent << "}\n";
 }
 
-/// 16-byte copies of `rows` rows of `width` elements (a multiple of 8)
-/// from `from` (rows `fromStride` apart) to `to` (rows `toStride` apart),
-/// spread over the block's threads; with `guarded`, rows from `rowsLeft`
-/// on are zero-filled instead of read.
+/// 16-byte copies of `rows` rows of `pieces` 16-byte pieces from `from`
+/// (rows `fromStride` elements apart), spread over the block's threads:
+/// piece `i` is row `r`, elements `column` on, as `indices` (statements)
+/// name them, and goes to `target`; with `guarded`, rows from `rowsLeft` on
+/// are zero-filled instead of read.
+void writeCopies(llvm::raw_ostream &os, const std::string &rows, const std::string &pieces,
+                 const std::string &indices, const std::string &target,
+                 const std::string &column, const std::string &from,
+                 const std::string &fromStride, bool guarded) {
+  std::string body = indices;
+  if (guarded)
+    body += "        const bool valid = r < rowsLeft;\n"
+            "        cgc_copy_async(" +
+            target + ", " + from + " + (valid ? r * " + fromStride + " + " + column +
+            " : 0), valid ? 16u : 0u);\n";
+  else
+    body += "        cgc_copy_async(" + target + ", " + from + " + r * " + fromStride + " + " +
+            column + ", 16u);\n";
+  writePieces(os, rows + " * " + pieces, body, "    ");
+}
+
+/// The copies (writeCopies) of rows of `width` elements (a multiple of 8)
+/// to `to`, rows `toStride` apart.
 void writeRowCopies(llvm::raw_ostream &os, const std::string &rows, const std::string &width,
                     const std::string &to, const std::string &toStride, const std::string &from,
                     const std::string &fromStride, bool guarded) {
   std::string pieces = "(" + width + " / 8)";
-  std::string body =
-      "        const int r = i / " + pieces + ", c = (i - r * " + pieces + ") * 8;\n";
-  std::string target = to + " + r * " + toStride + " + c";
-  if (guarded)
-    body += "        const bool valid = r < rowsLeft;\n"
-            "        cgc_copy_async(" +
-            target + ", " + from + " + (valid ? r * " + fromStride +
-            " + c : 0), valid ? 16u : 0u);\n";
-  else
-    body += "        cgc_copy_async(" + target + ", " + from + " + r * " + fromStride +
-            " + c, 16u);\n";
-  writePieces(os, rows + " * " + pieces, body, "    ");
+  writeCopies(os, rows, pieces,
+              "        const int r = i / " + pieces + ", c = (i - r * " + pieces + ") * 8;\n",
+              to + " + r * " + toStride + " + c", "c", from, fromStride, guarded);
 }
 
-/// 16-byte copies of `rows` rows of `width` elements (a multiple of 8)
-/// from `from` (rows `fromStride` apart) into no-swizzle K-major core
-/// matrices at `to` (8 rows × 16 bytes each, a row group's `depth` / 8 of
-/// them in order, the rows' elements from depth `offset` on); with
-/// `guarded`, rows from `rowsLeft` on are zero-filled. A core matrix's
-/// eight rows go to consecutive threads, so that each eight write 128
-/// contiguous bytes.
+/// The copies (writeCopies) of rows of `width` elements (a multiple of 8)
+/// into no-swizzle K-major core matrices at `to`
+/// (8 rows × 16 bytes each, a row group's `depth` / 8 of them in order,
+/// the rows' elements from depth `offset` on). A core matrix's eight rows
+/// go to consecutive threads, so that each eight write 128 contiguous
+/// bytes.
 void writeCoreCopies(llvm::raw_ostream &os, const std::string &rows, const std::string &width,
                      const std::string &depth, const std::string &offset, const std::string &to,
                      const std::string &from, const std::string &fromStride, bool guarded) {
   std::string pieces = "(" + width + " / 8)";
-  std::string body = "        const int rest = i >> 3, cp = rest % " + pieces +
-                     ", r = (rest / " + pieces + ") * 8 + (i & 7);\n";
-  std::string target = to + " + ((r >> 3) * (" + depth + " / 8) + cp + (" + offset +
-                       ") / 8) * 64 + (r & 7) * 8";
-  if (guarded)
-    body += "        const bool valid = r < rowsLeft;\n"
-            "        cgc_copy_async(" +
-            target + ", " + from + " + (valid ? r * " + fromStride +
-            " + cp * 8 : 0), valid ? 16u : 0u);\n";
-  else
-    body += "        cgc_copy_async(" + target + ", " + from + " + r * " + fromStride +
-            " + cp * 8, 16u);\n";
-  writePieces(os, rows + " * " + pieces, body, "    ");
-}
-
-/// The wgmma helpers: shared-memory descriptors (no swizzle, K-major: core
-/// matrices 128 bytes apart along the depth, `stride` bytes apart along
-/// the rows), the first product (m64n64k16, A and B from shared memory)
-/// and the second (m64 × Z's channels × 16, A from registers).
-void writeWgmmaHelpers(llvm::raw_ostream &os, const ConvolutionPairSpec &spec) {
-  std::string type = spec.dtype == DType::BF16 ? "bf16" : "f16";
-  os << "CGC_DEVICE unsigned long long cgc_descriptor(unsigned int address, unsigned int "
-        "stride) {\n"
-     << "  return (unsigned long long)((address & 0x3FFFFu) >> 4) | (128ull >> 4) << 16 | "
-        "(unsigned long long)(stride >> 4) << 32;\n"
-     << "}\n";
-  auto accumulators = [&](int64_t count, int64_t first) {
-    std::string text;
-    for (int64_t i = 0; i < count; ++i)
-      text += (i ? ", %" : "%") + std::to_string(first + i);
-    return text;
-  };
-  auto bindings = [&](int64_t count) {
-    std::string text;
-    for (int64_t i = 0; i < count; ++i)
-      text += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i / 4) + "][" +
-              std::to_string(i % 4) + "])";
-    return text;
-  };
-  os << "CGC_DEVICE void cgc_wgmma_first(float (&d)[8][4], unsigned long long a, unsigned long "
-        "long b, int accumulate) {\n"
-     << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %34, 0;\\n\"\n"
-     << "               \"wgmma.mma_async.sync.aligned.m64n64k16.f32." << type << "." << type
-     << " {" << accumulators(32, 0) << "}, %32, %33, p, 1, 1, 0, 0;\\n}\\n\"\n"
-     << "               : " << bindings(32) << "\n"
-     << "               : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n"
-     << "}\n";
-  int64_t count = spec.outChannels / 2;
-  os << "CGC_DEVICE void cgc_wgmma_second(float (&d)[" << spec.outChannels / 8
-     << "][4], const unsigned int (&a)[4], unsigned long long b, int accumulate) {\n"
-     << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << count + 5 << ", 0;\\n\"\n"
-     << "               \"wgmma.mma_async.sync.aligned.m64n" << spec.outChannels << "k16.f32."
-     << type << "." << type << " {" << accumulators(count, 0) << "}, {%" << count << ", %"
-     << count + 1 << ", %" << count + 2 << ", %" << count + 3 << "}, %" << count + 4
-     << ", p, 1, 1, 0;\\n}\\n\"\n"
-     << "               : " << bindings(count) << "\n"
-     << "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), "
-        "\"r\"(accumulate));\n"
-     << "}\n";
+  writeCopies(os, rows, pieces,
+              "        const int rest = i >> 3, cp = rest % " + pieces + ", r = (rest / " +
+                  pieces + ") * 8 + (i & 7);\n",
+              to + " + ((r >> 3) * (" + depth + " / 8) + cp + (" + offset +
+                  ") / 8) * 64 + (r & 7) * 8",
+              "cp * 8", from, fromStride, guarded);
 }
 
 std::string generateSource(const ConvolutionPairSpec &spec) {
@@ -346,8 +302,13 @@ std::string generateSource(const ConvolutionPairSpec &spec) {
        << "constexpr int kRowTiles = " << spec.rowTiles
        << ", kRowWarps = kRows / (16 * kRowTiles), kThreads = kRowWarps * 64;\n"
        << "constexpr int kFirstTiles = kChunk / 16, kSecondTiles = kN / 16;\n";
+  // wgmma: the first product m64n64k16, X and the weights from shared
+  // memory; the second m64 × Z's channels × 16, A from registers.
   if (spec.wgmma)
-    writeWgmmaHelpers(os, spec);
+    os << getWgmmaDescriptorFunction()
+       << getWgmmaFunction("cgc_wgmma_first", spec.dtype, kChunk, /*registerA=*/false)
+       << getWgmmaFunction("cgc_wgmma_second", spec.dtype, spec.outChannels,
+                           /*registerA=*/true);
   os << getEpilogueFunction("cgc_first_chain", spec.firstStatements, spec.firstOperands.size())
      << getEpilogueFunction("cgc_second_chain", spec.secondStatements,
                             spec.secondOperands.size());

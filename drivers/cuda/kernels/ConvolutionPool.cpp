@@ -276,35 +276,6 @@ void writeSteps(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
   }
 }
 
-/// `cgc_wgmma`: sums += a · B for one k16 step, a warpgroup's 64 pixels ×
-/// all output channels (the weights' descriptor `b`); with `accumulate` 0
-/// the products replace the sums. And the descriptor of the weights in
-/// shared memory: no swizzle, K-major 8 × 8 core matrices of 128 bytes, the
-/// next 8 elements of depth 128 bytes on, the next 8 channels kDepth / 8
-/// core matrices on.
-void writeWgmma(llvm::raw_ostream &os, const ConvolutionPoolSpec &spec) {
-  int64_t vectors = spec.geometry.outChannels / 8, count = vectors * 4;
-  std::string type = spec.dtype == DType::BF16 ? "bf16" : "f16";
-  os << "CGC_DEVICE void cgc_wgmma(float (&sums)[" << vectors
-     << "][4], const unsigned int (&a)[4], unsigned long long b, int accumulate) {\n"
-     << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << count + 5 << ", 0;\\n\"\n"
-     << "               \"wgmma.mma_async.sync.aligned.m64n" << spec.geometry.outChannels
-     << "k16.f32." << type << "." << type << " {";
-  for (int64_t i = 0; i < count; ++i)
-    os << (i ? ", %" : "%") << i;
-  os << "}, {%" << count << ", %" << count + 1 << ", %" << count + 2 << ", %" << count + 3
-     << "}, %" << count + 4 << ", p, 1, 1, 0;\\n}\\n\"\n               : ";
-  for (int64_t i = 0; i < count; ++i)
-    os << (i ? ", " : "") << "\"+f\"(sums[" << i / 4 << "][" << i % 4 << "])";
-  os << "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), "
-        "\"r\"(accumulate));\n"
-     << "}\n"
-     << "CGC_DEVICE unsigned long long cgc_weight_descriptor(unsigned int address) {\n"
-     << "  return (unsigned long long)((address & 0x3FFFFu) >> 4) | (128ull >> 4) << 16 | "
-        "((unsigned long long)(kDepth / 8 * 128) >> 4) << 32;\n"
-     << "}\n";
-}
-
 std::string generateSource(const ConvolutionPoolSpec &spec) {
   const ChannelsLastGeometry &g = spec.geometry;
   const ConvolutionMaxPool &pool = spec.pool;
@@ -346,8 +317,11 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "constexpr int kKeptRows = " << layout.keptRows << ", kPlaneChunks = " << g.width / 4
      << ";\n";
 
+  // wgmma (`cgc_wgmma`): sums += a · B for one k16 step, a warpgroup's 64
+  // pixels × all output channels, the weights' descriptor `b`.
   if (spec.wgmma)
-    writeWgmma(os, spec);
+    os << getWgmmaFunction("cgc_wgmma", spec.dtype, g.outChannels, /*registerA=*/true)
+       << getWgmmaDescriptorFunction();
   os << "CGC_DEVICE unsigned int cgc_word(const unsigned short *at) {\n"
      << "  return *(const unsigned int *)at;\n"
      << "}\n"
@@ -568,8 +542,10 @@ std::string generateSource(const ConvolutionPoolSpec &spec) {
      << "  (void)lastMask;\n"
      ;
   if (spec.wgmma)
+    // The weights as core matrices: 8 channels' rows of kDepth / 8 of
+    // them.
     os << "  const unsigned long long weightDescriptor = "
-          "cgc_weight_descriptor(cgc_shared_address(b));\n";
+          "cgc_descriptor(cgc_shared_address(b), kDepth / 8 * 128);\n";
   else
     // The lane's ldmatrix row of the weights: a step's and a group's
     // matrices lie at literal offsets from it.

@@ -10,6 +10,8 @@
 
 #include "DeviceCode.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -450,6 +452,51 @@ std::string offsetFunction(llvm::StringRef name, llvm::StringRef params, llvm::S
 
 std::string mathFunction(llvm::StringRef name, DType dtype) {
   return dtype == DType::F64 ? name.str() : (name + "f").str();
+}
+
+std::string getWgmmaFunction(llvm::StringRef name, DType dtype, int64_t n, bool registerA) {
+  std::string type = dtype == DType::BF16 ? "bf16" : "f16";
+  int64_t count = n / 2;
+  // Operands: the sums, then A (four registers or a descriptor), B and
+  // `accumulate`.
+  int64_t aOperands = registerA ? 4 : 1;
+  int64_t b = count + aOperands, accumulate = b + 1;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "CGC_DEVICE void " << name << "(float (&d)[" << n / 8 << "][4], "
+     << (registerA ? "const unsigned int (&a)[4]" : "unsigned long long a")
+     << ", unsigned long long b, int accumulate) {\n"
+     << "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << accumulate << ", 0;\\n\"\n"
+     << "               \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
+     << type << " {";
+  for (int64_t i = 0; i < count; ++i)
+    os << (i ? ", %" : "%") << i;
+  os << "}, ";
+  if (registerA)
+    os << "{%" << count << ", %" << count + 1 << ", %" << count + 2 << ", %" << count + 3 << "}";
+  else
+    os << "%" << count;
+  // Scale d by `accumulate`, A and B by 1; B (and a shared A) K-major.
+  os << ", %" << b << ", p, 1, 1, 0" << (registerA ? "" : ", 0") << ";\\n}\\n\"\n"
+     << "               : ";
+  for (int64_t i = 0; i < count; ++i)
+    os << (i ? ", " : "") << "\"+f\"(d[" << i / 4 << "][" << i % 4 << "])";
+  os << "\n               : ";
+  if (registerA)
+    os << "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3])";
+  else
+    os << "\"l\"(a)";
+  os << ", \"l\"(b), \"r\"(accumulate));\n"
+     << "}\n";
+  return text;
+}
+
+const char *getWgmmaDescriptorFunction() {
+  return "CGC_DEVICE unsigned long long cgc_descriptor(unsigned int address, unsigned int "
+         "stride) {\n"
+         "  return (unsigned long long)((address & 0x3FFFFu) >> 4) | (128ull >> 4) << 16 | "
+         "(unsigned long long)(stride >> 4) << 32;\n"
+         "}\n";
 }
 
 } // namespace cgc::cuda

@@ -27,6 +27,22 @@ const char *getDevicePreamble();
 /// rounded into one register).
 std::string getTensorCoreHelpers(DType dtype);
 
+/// Hopper's wgmma over float16 or bfloat16 with float32 sums (sm_90a), as
+/// a device function `name`: `void name(float (&d)[n / 8][4], A, unsigned
+/// long long b, int accumulate)`, d += A · B for one m64 × n × 16 step
+/// (d = A · B where `accumulate` is 0), B a shared-memory descriptor; A is
+/// `const unsigned int (&a)[4]`, the lanes' registers in mma.sync's A
+/// fragment layout, with `registerA`, else a descriptor `unsigned long
+/// long a`. d's layout is mma.sync's C fragments, 8 columns a row of d.
+std::string getWgmmaFunction(llvm::StringRef name, DType dtype, int64_t n, bool registerA);
+
+/// `unsigned long long cgc_descriptor(unsigned int address, unsigned int
+/// stride)`: the wgmma descriptor of a no-swizzle K-major matrix in shared
+/// memory at `address`: 8 × 8 core matrices of 128 contiguous bytes, the
+/// next 8 elements of depth 128 bytes on, the next 8 rows `stride` bytes
+/// on.
+const char *getWgmmaDescriptorFunction();
+
 /// The typedef of `cgc_index`, the integer type generated kernels compute
 /// element offsets in: `int` when the caller has checked that every offset
 /// fits (`narrow`; half the registers and instructions), else `long long`.

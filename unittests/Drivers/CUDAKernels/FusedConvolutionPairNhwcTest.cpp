@@ -33,7 +33,12 @@ using cgc::FunctionalDefinitionOp;
 
 namespace {
 
-class FusedConvolutionPairNhwcTest : public FusedKernelTest {};
+class FusedConvolutionPairNhwcTest : public FusedKernelTest {
+public:
+  /// Builds every case's kernel (pairDefinitions) with a compile-only
+  /// context for 9.0, each a module of its own.
+  void expectEveryCaseCompiles();
+};
 
 const DType kTensorCoreTypes[] = {DType::F16, DType::BF16};
 
@@ -252,27 +257,7 @@ TEST_F(FusedConvolutionPairNhwcTest, PairKernelFormsMatchCpu) {
   }
 }
 
-/// Without a device, every case compiles for 9.0 with
-/// CGC_CUDA_CONVOLUTION_WGMMA=1 (the wgmma form wherever the weights are
-/// resident), each a module of its own.
-TEST_F(FusedConvolutionPairNhwcTest, WgmmaFormCompiles) {
-  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_WGMMA", "1");
-  std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
-  for (const DefinitionCase &definitionCase : pairDefinitions()) {
-    SCOPED_TRACE(definitionCase.describe());
-    FunctionalDefinitionOp definition = buildDefinition(definitionCase);
-    ASSERT_TRUE(definition);
-    auto shape = analyzeConvolutionPair(definition);
-    ASSERT_TRUE(shape.has_value());
-    ASSERT_TRUE(static_cast<bool>(*shape)) << llvm::toString(shape->takeError());
-    llvm::Expected<Kernel> kernel = buildConvolutionPair(definition, **shape, *context);
-    ASSERT_TRUE(static_cast<bool>(kernel)) << llvm::toString(kernel.takeError());
-  }
-  EXPECT_EQ(context->getCompiler().getModuleCount(), pairDefinitions().size());
-}
-
-/// Without a device every case compiles, one module per case.
-TEST_F(FusedConvolutionPairNhwcTest, KernelCompiles) {
+void FusedConvolutionPairNhwcTest::expectEveryCaseCompiles() {
   std::unique_ptr<KernelContext::Impl> context = KernelContext::Impl::createCompileOnly(9, 0);
   size_t built = 0;
   for (const DefinitionCase &definitionCase : pairDefinitions()) {
@@ -287,6 +272,17 @@ TEST_F(FusedConvolutionPairNhwcTest, KernelCompiles) {
     EXPECT_EQ(context->getCompiler().getModuleCount(), ++built);
   }
 }
+
+/// Without a device, every case compiles for 9.0 with
+/// CGC_CUDA_CONVOLUTION_WGMMA=1 (the wgmma form wherever the weights are
+/// resident).
+TEST_F(FusedConvolutionPairNhwcTest, WgmmaFormCompiles) {
+  ScopedEnvironment form("CGC_CUDA_CONVOLUTION_WGMMA", "1");
+  expectEveryCaseCompiles();
+}
+
+/// Without a device every case compiles, one module per case.
+TEST_F(FusedConvolutionPairNhwcTest, KernelCompiles) { expectEveryCaseCompiles(); }
 
 /// What the kernel does not take, and why: the fused target refuses the
 /// definition (the compiler then matches the convolutions apart).
